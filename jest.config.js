@@ -1,0 +1,34 @@
+/**
+ * Test layers (architecture.md): unit (pure functions), integration (one service in-process
+ * against real backing services), contract (the whole stack as processes, through the gateway).
+ * The global setup provisions MongoDB and RabbitMQ once per run.
+ */
+const moduleNameMapper = {
+  '^@restgate/shared$': '<rootDir>/shared/src/index.ts',
+  '^@restgate/shared/testing$': '<rootDir>/shared/src/testing/index.ts',
+};
+const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] };
+const common = { rootDir: __dirname, testEnvironment: 'node', moduleNameMapper, transform, moduleFileExtensions: ['ts', 'js', 'cjs', 'json'] };
+const ignored = ['/node_modules/', '/dist/'];
+
+module.exports = {
+  globalSetup: '<rootDir>/test/support/global-setup.cjs',
+  globalTeardown: '<rootDir>/test/support/global-teardown.cjs',
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/**/*.unit.test.ts'], testPathIgnorePatterns: ignored },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/services/*/test/**/*.test.ts', '<rootDir>/gateway/test/**/*.test.ts'],
+      testPathIgnorePatterns: [...ignored, '\\.unit\\.test\\.ts$'],
+      testTimeout: 30_000,
+    },
+    {
+      ...common,
+      displayName: 'contract',
+      testMatch: ['<rootDir>/test/contract/**/*.test.ts'],
+      testPathIgnorePatterns: ignored,
+      testTimeout: 60_000,
+    },
+  ],
+};

@@ -1,0 +1,79 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from 'pino';
+import { errors } from './errors';
+import { mountHealth, type ReadinessCheck } from './health';
+import { problemHandler } from './problem';
+import { requestIdFor } from './request-id';
+import { mountRoutes, type RouteDef } from './routes';
+
+export interface HttpAppOptions {
+  logger: Logger;
+  /** Dependencies `/ready` checks. */
+  readiness?: ReadinessCheck[];
+  /** The service's route table. */
+  routes?: RouteDef[];
+  /** Secret to verify the gateway's principal header; required with `routes`. */
+  principalSecret?: string;
+  bodyLimit?: string;
+  /** False for the gateway, which forwards bodies untouched. */
+  parseBodies?: boolean;
+  /** Extra middleware and routes, mounted after the route table and before the 404. */
+  configure?: (app: Express) => void;
+}
+
+const BODY_TYPES = ['application/x-www-form-urlencoded', 'application/json'];
+
+/** True when the request carries a body: a positive length or a chunked stream. */
+export function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/** 415 for a body that is neither a form nor JSON. */
+export function assertSupportedBody(req: Request, _res: Response, next: NextFunction): void {
+  next(hasBody(req) && !req.is(BODY_TYPES) ? errors.unsupportedMediaType() : undefined);
+}
+
+/**
+ * The bootstrap every service shares: request id → logger → security headers → health →
+ * body parsers → route table → 404 → problem+json errors.
+ */
+export function createHttpApp(options: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(
+    pinoHttp({
+      logger: options.logger,
+      genReqId: (req, res) => requestIdFor(req, res),
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+      autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' || req.url === '/metrics' },
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+  app.use(helmet());
+  mountHealth(app, options.readiness ?? []);
+  if (options.parseBodies !== false) {
+    const limit = options.bodyLimit ?? '100kb';
+    app.use(assertSupportedBody);
+    app.use(express.urlencoded({ extended: false, limit, parameterLimit: 200 }));
+    app.use(express.json({ limit, strict: true }));
+  }
+  if (options.routes) {
+    if (!options.principalSecret) throw new Error('createHttpApp: routes need principalSecret');
+    mountRoutes(app, options.routes, { principalSecret: options.principalSecret });
+  }
+  options.configure?.(app);
+  app.use((req, _res, next) => next(errors.routeNotFound(req.method, req.path)));
+  app.use(problemHandler(options.logger));
+  return app;
+}
+
+/** Hides credentials that travel in the query string. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&]access_token=)[^&]*/gi, '$1[redacted]');
+}

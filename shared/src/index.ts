@@ -1,0 +1,37 @@
+export { AppError, errors, isAppError, type AppErrorOptions, type FieldError } from './errors';
+export { baseConfigSchema, loadConfig, ConfigError, type BaseConfig } from './config';
+export { createLogger, REDACTED_PATHS, type Logger } from './logger';
+export { ANONYMOUS, PRINCIPAL_HEADER, signPrincipal, verifyPrincipal, type Principal } from './principal';
+export {
+  ACCESS_LEVELS,
+  applyPolicy,
+  assertAccess,
+  defineRoute,
+  mountRoutes,
+  parsePolicyOverrides,
+  routeKey,
+  validateInput,
+  type AccessLevel,
+  type HttpMethod,
+  type ResponseDoc,
+  type RouteDef,
+  type RouteInput,
+  type RouteResult,
+} from './routes';
+export { normalizeError, problemHandler, sendProblem, toProblem, PROBLEM_CONTENT_TYPE } from './problem';
+export { REQUEST_ID_HEADER, requestIdFor } from './request-id';
+export { mountHealth, type ReadinessCheck } from './health';
+export { createHttpApp, assertSupportedBody, hasBody, redactUrl, type HttpAppOptions } from './http-app';
+export { listen, stopOnSignals, type RunningServer } from './server';
+export { createMongo, isDuplicateKeyError, parseObjectId, retryUntil, type MongoHandle } from './mongo';
+export { runService, type ServiceParts } from './service';
+export {
+  escapeRegex,
+  listingQuerySchema,
+  listingResult,
+  LISTING_LIMITS,
+  mongoSort,
+  searchFilter,
+  type ListingQuery,
+  type ListingSpec,
+} from './listing';

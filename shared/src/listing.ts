@@ -1,0 +1,98 @@
+import Joi from 'joi';
+
+/** What a resource allows in its listings. Names are the API's field names. */
+export interface ListingSpec {
+  searchable: string[];
+  sortable: string[];
+  selectable: string[];
+  defaultSort?: string;
+}
+
+export interface ListingQuery {
+  q?: string;
+  page: number;
+  limit: number;
+  /** `[field, 1 | -1]` pairs in order. */
+  sort: Array<[string, 1 | -1]>;
+  /** Fields to return; undefined means all. `id` is always included. */
+  fields?: string[];
+}
+
+export const LISTING_LIMITS = { maxQ: 100, defaultLimit: 30, maxLimit: 100, maxOffset: 10_000 } as const;
+
+function commaList(allowed: string[], param: string, allowDescending: boolean) {
+  return Joi.string()
+    .max(500)
+    .custom((value: string, helpers) => {
+      const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+      if (items.length === 0) return helpers.message({ custom: `${param} must name at least one field` });
+      for (const item of items) {
+        const name = allowDescending && item.startsWith('-') ? item.slice(1) : item;
+        if (!allowed.includes(name)) {
+          return helpers.message({ custom: `${param} may only use ${allowed.join(', ')} (got "${name}")` });
+        }
+      }
+      return items;
+    });
+}
+
+/** The joi schema for `q`, `page`, `limit`, `sort`, `fields`; unknown parameters are dropped. */
+export function listingQuerySchema(spec: ListingSpec): Joi.ObjectSchema<ListingQuery> {
+  return Joi.object({
+    q: Joi.string().allow('').max(LISTING_LIMITS.maxQ),
+    page: Joi.number().integer().min(1).default(1),
+    limit: Joi.number().integer().min(1).max(LISTING_LIMITS.maxLimit).default(LISTING_LIMITS.defaultLimit),
+    sort: commaList(spec.sortable, 'sort', true).default(spec.defaultSort ?? '-createdAt'),
+    fields: commaList(spec.selectable, 'fields', false),
+  })
+    .custom((value: { page: number; limit: number; sort: string | string[] }, helpers) => {
+      if ((value.page - 1) * value.limit > LISTING_LIMITS.maxOffset) {
+        return helpers.message({ custom: `page is too deep: (page - 1) × limit may be at most ${LISTING_LIMITS.maxOffset}` });
+      }
+      const items = typeof value.sort === 'string' ? value.sort.split(',') : value.sort;
+      return { ...value, sort: items.map((item) => (item.startsWith('-') ? [item.slice(1), -1] : [item, 1])) };
+    })
+    .messages({ 'any.custom': '{{#error.message}}' }) as unknown as Joi.ObjectSchema<ListingQuery>;
+}
+
+/** `q` as a literal, case-insensitive substring: regex characters are escaped, so no pattern can backtrack. */
+export function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A MongoDB filter matching `q` in any of `fields` (database field names). */
+export function searchFilter(q: string | undefined, fields: string[]): Record<string, unknown> {
+  if (!q) return {};
+  const pattern = escapeRegex(q);
+  return { $or: fields.map((field) => ({ [field]: { $regex: pattern, $options: 'i' } })) };
+}
+
+/** The MongoDB sort for a parsed `sort`, with `_id` as the tie-breaker so pages never overlap. */
+export function mongoSort(sort: ListingQuery['sort'], toDbField: (field: string) => string = (f) => f): Record<string, 1 | -1> {
+  const result: Record<string, 1 | -1> = {};
+  for (const [field, direction] of sort) result[toDbField(field)] = direction;
+  if (!('_id' in result)) result._id = sort[sort.length - 1]?.[1] ?? -1;
+  return result;
+}
+
+/** The response of every listing: `{ count, rows }`, `X-Total-Count` and an RFC 8288 `Link`. */
+export function listingResult<T>(rows: T[], count: number, query: ListingQuery, url: string) {
+  const lastPage = Math.max(1, Math.ceil(count / query.limit));
+  const [path, search = ''] = url.split('?');
+  const pageUrl = (page: number) => {
+    const params = new URLSearchParams(search);
+    params.delete('access_token');
+    params.set('page', String(page));
+    params.set('limit', String(query.limit));
+    return `<${path}?${params.toString()}>`;
+  };
+  const links = [`${pageUrl(1)}; rel="first"`];
+  if (query.page > 1) links.push(`${pageUrl(Math.min(query.page - 1, lastPage))}; rel="prev"`);
+  if (query.page < lastPage) links.push(`${pageUrl(query.page + 1)}; rel="next"`);
+  links.push(`${pageUrl(lastPage)}; rel="last"`);
+  return {
+    status: 200,
+    body: { count, rows },
+    headers: { 'X-Total-Count': String(count), Link: links.join(', ') },
+  };
+}

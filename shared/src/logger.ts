@@ -1,0 +1,30 @@
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+/** Paths that never reach a log line. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-restgate-principal"]',
+  'req.query.access_token',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.access_token',
+  '*.token',
+  '*.secret',
+  '*.auth.pass',
+  'config.*SECRET*',
+];
+
+/** JSON logger to stdout with secrets redacted. */
+export function createLogger(options: { name: string; level?: string }): Logger {
+  return pino({
+    name: options.name,
+    level: options.level ?? 'info',
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    base: { service: options.name },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+  });
+}

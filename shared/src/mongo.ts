@@ -1,0 +1,56 @@
+import { MongoClient, ObjectId, type Db } from 'mongodb';
+import type { Logger } from 'pino';
+import type { ReadinessCheck } from './health';
+
+export interface MongoHandle {
+  client: MongoClient;
+  db: Db;
+  readiness: ReadinessCheck;
+  close: () => Promise<void>;
+}
+
+/**
+ * A client with short timeouts, so a dead database costs a fast 503 rather than a 30 s hang.
+ * Does not connect: the driver connects on first use and reconnects by itself.
+ */
+export function createMongo(url: string, dbName: string, logger: Logger): MongoHandle {
+  const client = new MongoClient(url, {
+    serverSelectionTimeoutMS: 2_000,
+    connectTimeoutMS: 2_000,
+    socketTimeoutMS: 20_000,
+    maxPoolSize: 20,
+    appName: dbName,
+  });
+  client.on('serverHeartbeatFailed', () => logger.debug('mongo heartbeat failed'));
+  const db = client.db(dbName);
+  return {
+    client,
+    db,
+    readiness: { name: 'mongodb', check: () => db.command({ ping: 1 }) },
+    close: () => client.close(),
+  };
+}
+
+/** Retries `fn` (index creation at start, say) until it succeeds or `timeoutMs` passes. */
+export async function retryUntil<T>(fn: () => Promise<T>, timeoutMs: number, logger: Logger, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      logger.warn({ attempt, err: (err as Error).message }, `${what} failed, retrying`);
+      await new Promise((r) => setTimeout(r, Math.min(250 * attempt, 2_000)));
+    }
+  }
+}
+
+/** Parses a 24-hex id; anything else is `null` (so the caller answers 404, not 400). */
+export function parseObjectId(id: string): ObjectId | null {
+  return /^[0-9a-f]{24}$/i.test(id) ? new ObjectId(id) : null;
+}
+
+/** MongoDB's duplicate-key error (FerretDB uses the same code). */
+export function isDuplicateKeyError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
+}

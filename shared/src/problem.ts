@@ -1,0 +1,71 @@
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { AppError, errors, isAppError } from './errors';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
+
+/** The RFC 9457 body for an error: never a stack, a secret or a driver message. */
+export function toProblem(err: AppError, requestId: string | undefined): Record<string, unknown> {
+  return {
+    type: `urn:restgate:problem:${err.code}`,
+    title: err.title,
+    status: err.status,
+    detail: err.detail,
+    code: err.code,
+    requestId,
+    ...err.extras,
+  };
+}
+
+export function sendProblem(res: Response, err: AppError, requestId: string | undefined): void {
+  res.status(err.status).set(err.headers).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(toProblem(err, requestId)));
+}
+
+const MONGO_UNAVAILABLE = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoPoolClearedError',
+]);
+
+/** Maps what libraries throw (body-parser, the Mongo driver) onto the error catalogue. */
+export function normalizeError(err: unknown): AppError {
+  if (isAppError(err)) return err;
+  const e = err as { type?: string; name?: string; status?: number; expose?: boolean } | null;
+  switch (e?.type) {
+    case 'entity.too.large':
+    case 'parameters.too.many':
+      return errors.payloadTooLarge();
+    case 'entity.parse.failed':
+      return errors.malformedBody();
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return errors.unsupportedMediaType();
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return errors.malformedBody('The request body was incomplete.');
+  }
+  if (e?.name && MONGO_UNAVAILABLE.has(e.name)) return errors.unavailable('The database is unavailable. Try again shortly.', err);
+  if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    return new AppError({ code: 'bad_request', status: e.status, title: 'Bad request', cause: err });
+  }
+  return errors.internal(err);
+}
+
+/** The one error handler: logs unexpected errors once with the request id, answers problem+json. */
+export function problemHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req: Request, res: Response, _next) => {
+    const appError = normalizeError(err);
+    const log = (req.log as Logger | undefined) ?? logger;
+    if (!appError.isOperational || appError.status >= 500) {
+      log.error({ err: appError.cause ?? err, code: appError.code }, 'request failed');
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendProblem(res, appError, req.id === undefined ? undefined : String(req.id));
+  };
+}

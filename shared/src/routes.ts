@@ -1,0 +1,175 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type Joi from 'joi';
+import type { Logger } from 'pino';
+import { errors, type FieldError } from './errors';
+import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from './principal';
+
+/**
+ * Who may call a route.
+ * - `public`: anyone; `master`: the master key; `user`: any user token; `admin`: an admin token;
+ * - `basic`: HTTP Basic of the user concerned (checked by the service);
+ * - `master+basic`: the master key and HTTP Basic (sign-in);
+ * - `provider`: public, and the credential is a third-party token passed through to the service.
+ */
+export type AccessLevel = 'public' | 'master' | 'user' | 'admin' | 'basic' | 'master+basic' | 'provider';
+export const ACCESS_LEVELS: readonly AccessLevel[] = ['public', 'master', 'user', 'admin', 'basic', 'master+basic', 'provider'];
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** What a handler gets: validated input and who is calling. Never `req`. */
+export interface RouteInput<B = Record<string, unknown>, Q = Record<string, unknown>, P = Record<string, string>> {
+  body: B;
+  query: Q;
+  params: P;
+  principal: Principal;
+  requestId: string;
+  headers: IncomingHttpHeaders;
+  /** The path and query as the client sent them (for `Link` headers). */
+  url: string;
+  log: Logger;
+}
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface ResponseDoc {
+  description: string;
+  schema?: Joi.Schema;
+}
+
+/** One row of a service's route table. The same row drives validation, access and the API docs. */
+export interface RouteDef<B = any, Q = any, P = any> {
+  method: HttpMethod;
+  path: string;
+  level: AccessLevel;
+  summary: string;
+  tags?: string[];
+  schemas?: { body?: Joi.ObjectSchema<B>; query?: Joi.ObjectSchema<Q>; params?: Joi.ObjectSchema<P> };
+  responses?: Record<number, ResponseDoc>;
+  handler: (input: RouteInput<B, Q, P>) => Promise<RouteResult>;
+}
+
+/** Keeps the handler's input types tied to the row's schemas. */
+export function defineRoute<B = Record<string, unknown>, Q = Record<string, unknown>, P = Record<string, string>>(
+  route: RouteDef<B, Q, P>,
+): RouteDef<B, Q, P> {
+  return route;
+}
+
+export function routeKey(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path}`;
+}
+
+/**
+ * Parses `ROUTE_POLICY` ("POST /users=public;GET /users=user") into a map of overrides.
+ * Throws on a malformed entry or an unknown level, so a typo fails the start.
+ */
+export function parsePolicyOverrides(spec: string): Map<string, AccessLevel> {
+  const overrides = new Map<string, AccessLevel>();
+  for (const entry of spec.split(/[;\n]/).map((e) => e.trim()).filter(Boolean)) {
+    const match = /^(GET|POST|PUT|PATCH|DELETE)\s+(\/\S*)\s*=\s*(\S+)$/i.exec(entry);
+    const level = match?.[3] as AccessLevel | undefined;
+    if (!match || !level || !ACCESS_LEVELS.includes(level)) {
+      throw new Error(`ROUTE_POLICY: cannot read "${entry}" (expected "METHOD /path=level", level one of ${ACCESS_LEVELS.join(', ')})`);
+    }
+    overrides.set(routeKey(match[1]!, match[2]!), level);
+  }
+  return overrides;
+}
+
+/** Returns the routes with the operator's overrides applied. */
+export function applyPolicy<R extends { method: string; path: string; level: AccessLevel }>(routes: R[], spec: string): R[] {
+  const overrides = parsePolicyOverrides(spec);
+  return routes.map((route) => {
+    const level = overrides.get(routeKey(route.method, route.path));
+    return level ? { ...route, level } : route;
+  });
+}
+
+/** Throws 401 or 403 unless `principal` passes `level`. Basic credentials are the service's own check. */
+export function assertAccess(level: AccessLevel, principal: Principal): void {
+  const need = (kind: 'master' | 'user', role?: 'admin') => {
+    if (principal.kind === 'anonymous') throw errors.unauthorized('This route needs a credential.', false);
+    if (principal.kind !== kind || (role && principal.kind === 'user' && principal.role !== role)) {
+      throw errors.forbidden(
+        kind === 'master' ? 'This route needs the master key.' : role ? 'This route needs an admin.' : 'This route needs a user token.',
+      );
+    }
+  };
+  switch (level) {
+    case 'master':
+    case 'master+basic':
+      return need('master');
+    case 'user':
+      return need('user');
+    case 'admin':
+      return need('user', 'admin');
+    default:
+      return;
+  }
+}
+
+/** Runs a joi schema the way every edge does: all failures, conversion, unknown keys dropped. */
+export function validateInput<T>(schema: Joi.ObjectSchema<T>, value: unknown, location: string): T {
+  const { value: valid, error } = schema.validate(value ?? {}, { abortEarly: false, convert: true, stripUnknown: true, errors: { wrap: { label: false } } });
+  if (!error) return valid;
+  const fieldErrors: FieldError[] = error.details.map((d) => ({
+    param: d.path.length ? d.path.join('.') : location,
+    message: d.message,
+    rule: d.type,
+  }));
+  throw errors.validation(fieldErrors);
+}
+
+export interface MountOptions {
+  principalSecret: string;
+}
+
+/**
+ * Mounts a route table: for each row, principal → access → validation → handler → response.
+ * Paths that exist with other methods answer 405 with `Allow`.
+ */
+export function mountRoutes(app: Express, routes: RouteDef[], options: MountOptions): void {
+  const router = express.Router();
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of routes) {
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
+    router[route.method](route.path, async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const principal = readPrincipal(req, options.principalSecret);
+        assertAccess(route.level, principal);
+        const input: RouteInput = {
+          params: route.schemas?.params ? validateInput(route.schemas.params, req.params, 'params') : (req.params as Record<string, string>),
+          query: route.schemas?.query ? validateInput(route.schemas.query, req.query, 'query') : {},
+          body: route.schemas?.body ? validateInput(route.schemas.body, req.body, 'body') : {},
+          principal,
+          requestId: String(req.id),
+          headers: req.headers,
+          url: req.originalUrl,
+          log: req.log,
+        };
+        const result = await route.handler(input);
+        res.status(result.status).set(result.headers ?? {});
+        if (result.body === undefined) res.end();
+        else res.json(result.body);
+      } catch (err) {
+        next(err);
+      }
+    });
+  }
+  for (const [path, methods] of methodsByPath) {
+    const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+    router.all(path, (req, _res, next) => next(errors.methodNotAllowed(req.method, allowed)));
+  }
+  app.use(router);
+}
+
+function readPrincipal(req: Request, secret: string): Principal {
+  const header = req.headers[PRINCIPAL_HEADER];
+  if (typeof header !== 'string') return ANONYMOUS;
+  return verifyPrincipal(header, secret, req.method, req.originalUrl.split('?')[0] ?? '/');
+}
