@@ -1,0 +1,626 @@
+'use strict';
+// Provisions the backing services (a MongoDB-compatible server and RabbitMQ) for local runs, tests
+// and CI. Node built-ins only: this runs before `npm install`.
+//
+// Every process started here is owned by the caller: the returned stop() ends it by its own pid
+// (never by name), and a best-effort 'exit' hook ends anything the caller forgot to stop.
+// One dataDir per concurrently running stack: two FerretDB processes must not share a SQLite folder.
+//
+// RabbitMQ's epmd (Erlang port mapper, port 4369) daemonizes itself outside our process group. We
+// end it only when it was not running before our broker started, and then with `epmd -kill`, which
+// epmd itself refuses while any other Erlang node is still registered with it.
+
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+
+const LOOPBACK = '127.0.0.1';
+const AMQP_PORT = 5672;
+const EPMD_PORT = 4369;
+const AMQP_HEADER = Buffer.from('AMQP\x00\x00\x09\x01', 'latin1');
+
+const FERRET_VERSION = 'v1.24.2';
+const FERRET_MODULE = 'github.com/FerretDB/FerretDB';
+
+const defaultLog = (msg) => process.stderr.write(`[backing] ${msg}\n`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, LOOPBACK, resolve);
+  });
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+// Bind-test rather than connect-test: something bound to 0.0.0.0 but not answering still blocks us.
+async function canListen(port) {
+  const server = net.createServer();
+  const ok = await new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, LOOPBACK, () => resolve(true));
+  });
+  if (ok) await new Promise((resolve) => server.close(resolve));
+  return ok;
+}
+
+function tcpConnects(host, port, timeoutMs = 1000) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+// A real broker answers the protocol header with connection.start (frame type 1), or with its
+// own header when it speaks another version; anything else on the port is not AMQP.
+function amqpAnswers(host, port, timeoutMs = 2000) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => socket.write(AMQP_HEADER));
+    socket.once('data', (data) => done(data[0] === 1 || data.subarray(0, 4).toString('latin1') === 'AMQP'));
+    socket.once('error', () => done(false));
+    socket.once('end', () => done(false));
+  });
+}
+
+// Polls check() until it returns true. Fails early, with the log tail, when `child` dies meanwhile.
+async function waitFor(check, { timeoutMs, what, child, intervalMs = 200 }) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.exitInfo) {
+      throw new Error(`${what}: ${child.name} exited (${child.exitInfo}) before it was ready\n${child.tail()}`);
+    }
+    if (await check()) return;
+    await sleep(intervalMs);
+  }
+  const tail = child ? `\n${child.tail()}` : '';
+  throw new Error(`${what}: not ready after ${Math.round(timeoutMs / 1000)} s${tail}`);
+}
+
+function waitForPort(host, port, timeoutMs, { child } = {}) {
+  return waitFor(() => tcpConnects(host, port, 500), { timeoutMs, what: `waiting for ${host}:${port}`, child });
+}
+
+function which(cmd) {
+  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, cmd);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      if (fs.statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not in this PATH entry
+    }
+  }
+  return null;
+}
+
+function isExecutable(file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function lastLines(text, count = 30) {
+  return text.trimEnd().split('\n').slice(-count).join('\n');
+}
+
+function readTail(file, bytes = 8192) {
+  try {
+    const { size } = fs.statSync(file);
+    const fd = fs.openSync(file, 'r');
+    try {
+      const length = Math.min(size, bytes);
+      const buffer = Buffer.alloc(length);
+      fs.readSync(fd, buffer, 0, length, size - length);
+      return lastLines(buffer.toString('utf8'));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return '';
+  }
+}
+
+// Runs a command to completion; the error carries the command's output tail, which is what
+// anyone debugging a failed CI run needs first.
+function run(cmd, args, { cwd, env, timeoutMs = 0 } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let output = '';
+    const keep = (chunk, toStdout) => {
+      if (toStdout) stdout += chunk;
+      output = (output + chunk).slice(-16384);
+    };
+    child.stdout.on('data', (chunk) => keep(chunk, true));
+    child.stderr.on('data', (chunk) => keep(chunk, false));
+    const timer = timeoutMs ? setTimeout(() => child.kill('SIGKILL'), timeoutMs) : null;
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) return resolve(stdout);
+      const how = signal ? `signal ${signal}` : `exit code ${code}`;
+      reject(new Error(`\`${cmd} ${args.join(' ')}\` failed (${how})\n${lastLines(output)}`));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Long-running children we own
+
+const liveChildren = new Set();
+
+// The caller may exit without awaiting stop(); this keeps our servers from outliving it.
+process.once('exit', () => {
+  for (const child of liveChildren) child.signal('SIGTERM');
+});
+
+function startChild({ name, cmd, args, env, cwd, logFile, log }) {
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const fd = fs.openSync(logFile, 'w');
+  let proc;
+  try {
+    // A file, not a pipe: the server must not block or die on a full or broken pipe.
+    // Detached: its own process group, so a terminal's Ctrl-C reaches only us and we stop it in
+    // order, and so one signal to the group also reaches its helpers (RabbitMQ's beam.smp).
+    proc = spawn(cmd, args, { env, cwd, detached: true, stdio: ['ignore', fd, fd] });
+  } finally {
+    fs.closeSync(fd);
+  }
+
+  const child = {
+    name,
+    pid: proc.pid,
+    logFile,
+    exitInfo: null,
+    stopping: false,
+    tail: () => `--- last lines of ${logFile} ---\n${readTail(logFile)}`,
+    signal(sig) {
+      try {
+        process.kill(-proc.pid, sig);
+      } catch {
+        // already gone
+      }
+    },
+  };
+  child.exited = new Promise((resolve) => {
+    proc.once('error', (err) => {
+      child.exitInfo = err.message;
+      resolve();
+    });
+    proc.once('exit', (code, sig) => {
+      child.exitInfo = sig ? `signal ${sig}` : `exit code ${code}`;
+      resolve();
+    });
+  }).then(() => {
+    liveChildren.delete(child);
+    if (!child.stopping) log(`${name} (pid ${proc.pid}) exited unexpectedly (${child.exitInfo}); log: ${logFile}`);
+  });
+  child.stop = async (graceMs = 20000) => {
+    if (child.exitInfo) return;
+    child.stopping = true;
+    child.signal('SIGTERM');
+    let timer;
+    const timedOut = await Promise.race([
+      child.exited.then(() => false),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, graceMs, true);
+      }),
+    ]);
+    clearTimeout(timer); // a pending timer would keep the caller's process alive for graceMs
+    if (timedOut) {
+      log(`${name} (pid ${proc.pid}) ignored SIGTERM for ${graceMs / 1000} s; sending SIGKILL`);
+      child.signal('SIGKILL');
+      await child.exited;
+    }
+  };
+  liveChildren.add(child);
+  return child;
+}
+
+// Used when a child fails to come up: stop it and keep the caller's original error.
+async function stopQuietly(child) {
+  child.stopping = true;
+  await child.stop(5000).catch(() => {});
+}
+
+const noop = async () => {};
+
+// ---------------------------------------------------------------------------------------------
+// MongoDB-compatible server
+
+async function ensureMongo({ dataDir, log = defaultLog } = {}) {
+  if (process.env.MONGODB_URL) {
+    log('using MONGODB_URL from the environment');
+    return { url: process.env.MONGODB_URL, stop: noop, source: 'env' };
+  }
+  if (!dataDir) throw new Error('ensureMongo: dataDir is required');
+  const dir = path.resolve(dataDir);
+
+  const mongod = which('mongod');
+  if (mongod) return startMongod(mongod, dir, log);
+
+  const ferretdb = await ensureFerretBinary(log);
+  if (ferretdb) return startFerret(ferretdb, dir, log);
+
+  throw new Error(
+    'No MongoDB-compatible server available. Either set MONGODB_URL to a running MongoDB, ' +
+      'put `mongod` on the PATH, or install Go (https://go.dev/dl/, `apt-get install golang-go`) ' +
+      `so that FerretDB ${FERRET_VERSION} can be built once into ${ferretCacheDir()}.`,
+  );
+}
+
+async function startMongod(bin, dir, log) {
+  const dbPath = path.join(dir, 'mongod');
+  fs.mkdirSync(dbPath, { recursive: true });
+  const port = await freePort();
+  log(`starting mongod on ${LOOPBACK}:${port} (data ${dbPath})`);
+  const child = startChild({
+    name: 'mongod',
+    cmd: bin,
+    args: ['--dbpath', dbPath, '--bind_ip', LOOPBACK, '--port', String(port)],
+    env: process.env,
+    logFile: path.join(dir, 'mongod.log'),
+    log,
+  });
+  return serverHandle(child, port, 'mongod');
+}
+
+async function startFerret(bin, dir, log) {
+  const sqliteDir = path.join(dir, 'ferretdb');
+  const stateDir = path.join(dir, 'ferretdb-state');
+  fs.mkdirSync(sqliteDir, { recursive: true });
+  fs.mkdirSync(stateDir, { recursive: true });
+  const port = await freePort();
+  log(`starting FerretDB ${FERRET_VERSION} (SQLite in ${sqliteDir}) on ${LOOPBACK}:${port}`);
+  const child = startChild({
+    name: 'ferretdb',
+    cmd: bin,
+    args: ferretArgs({ sqliteDir, stateDir, port }),
+    env: withoutPrefixed(process.env, 'FERRETDB_'),
+    logFile: path.join(dir, 'ferretdb.log'),
+    log,
+  });
+  return serverHandle(child, port, 'ferretdb');
+}
+
+function ferretArgs({ sqliteDir, stateDir, port }) {
+  return [
+    '--handler=sqlite',
+    // FerretDB wants an existing directory, given as a URI ending in "/".
+    `--sqlite-url=${pathToFileURL(sqliteDir + path.sep).href}`,
+    `--listen-addr=${LOOPBACK}:${port}`,
+    `--state-dir=${stateDir}`,
+    // "-" turns off the metrics/pprof listener, which would otherwise claim 127.0.0.1:8088.
+    '--debug-addr=-',
+    '--telemetry=disable',
+    '--log-level=warn',
+  ];
+}
+
+// Both servers read settings from variables with their own prefix (FerretDB one per flag); a stray
+// one in the caller's environment must not change the setup chosen here.
+function withoutPrefixed(env, prefix) {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => !key.startsWith(prefix)));
+}
+
+async function serverHandle(child, port, source) {
+  try {
+    await waitForPort(LOOPBACK, port, 30000, { child });
+  } catch (err) {
+    await stopQuietly(child);
+    throw err;
+  }
+  return { url: `mongodb://${LOOPBACK}:${port}/`, stop: () => child.stop(), source };
+}
+
+// --- FerretDB binary, built once per machine and version -----------------------------------
+
+function ferretCacheDir() {
+  const xdg = process.env.XDG_CACHE_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.cache');
+  return path.join(base, 'restgate', `ferretdb-${FERRET_VERSION}`);
+}
+
+async function ferretRuns(bin) {
+  try {
+    const out = await run(bin, ['--version'], { timeoutMs: 15000 });
+    return out.includes(`version: ${FERRET_VERSION}`);
+  } catch {
+    return false;
+  }
+}
+
+// Returns the cached binary, building it first when needed; null when it is missing and no Go.
+async function ensureFerretBinary(log) {
+  const cacheDir = ferretCacheDir();
+  const bin = path.join(cacheDir, 'ferretdb');
+  const lockFile = path.join(cacheDir, 'build.lock');
+  let reported = false;
+  const deadline = Date.now() + 30 * 60 * 1000;
+
+  while (Date.now() < deadline) {
+    if (await ferretRuns(bin)) return bin;
+    if (!which('go')) return null;
+    fs.mkdirSync(cacheDir, { recursive: true });
+    if (tryLock(lockFile)) {
+      try {
+        // Another run may have finished between our check and taking the lock.
+        if (await ferretRuns(bin)) return bin;
+        if (fs.existsSync(bin)) log(`cached ${bin} does not run; building it again`);
+        await buildFerret(bin, log);
+        return bin;
+      } finally {
+        fs.rmSync(lockFile, { force: true });
+      }
+    }
+    if (!reported) {
+      log(`another process is building FerretDB ${FERRET_VERSION} (lock ${lockFile}); waiting for it`);
+      reported = true;
+    }
+    await sleep(2000);
+  }
+  throw new Error(`gave up waiting for the FerretDB build holding ${lockFile}`);
+}
+
+// The lock holds the builder's pid, so a lock left by a crashed build does not block us forever.
+function tryLock(lockFile) {
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      if (lockHolderAlive(lockFile)) return false;
+      fs.rmSync(lockFile, { force: true });
+    }
+  }
+  return false;
+}
+
+function lockHolderAlive(lockFile) {
+  const pid = Number.parseInt(fs.readFileSync(lockFile, 'utf8'), 10);
+  if (!Number.isInteger(pid) || pid <= 0) {
+    // Just created, pid not written yet: give the writer the benefit of the doubt.
+    return Date.now() - fs.statSync(lockFile).mtimeMs < 10000;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+// `go install ...@v1.24.2` fails here (the proxy refuses the deprecation lookup it makes), so we
+// fetch the module through a throwaway module instead. And because the module zip lacks the
+// generated build/version/version.txt, a binary built straight from the module cache panics at
+// start; we build from a copy with that file written in.
+async function buildFerret(bin, log) {
+  const started = Date.now();
+  log(`building FerretDB ${FERRET_VERSION} once into ${path.dirname(bin)}, takes a few minutes`);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-ferretdb-'));
+  const tmpBin = `${bin}.tmp`;
+  try {
+    const go = (args, cwd) => run('go', args, { cwd, env: process.env });
+    await go(['mod', 'init', 'fbbuild'], tmp);
+    log('fetching FerretDB sources and dependencies');
+    await go(['get', `${FERRET_MODULE}/cmd/ferretdb@${FERRET_VERSION}`], tmp);
+    const moduleDir = (await go(['list', '-m', '-f', '{{.Dir}}', FERRET_MODULE], tmp)).trim();
+
+    const src = path.join(tmp, 'src');
+    fs.cpSync(moduleDir, src, { recursive: true });
+    makeWritable(src); // the module cache is read-only, and so is a copy of it
+    fs.writeFileSync(path.join(src, 'build', 'version', 'version.txt'), `${FERRET_VERSION}\n`);
+
+    log('compiling FerretDB');
+    await go(['build', '-buildvcs=false', '-ldflags=-checklinkname=0', '-o', tmpBin, './cmd/ferretdb'], src);
+    if (!(await ferretRuns(tmpBin))) throw new Error(`the freshly built ${tmpBin} does not run`);
+    fs.renameSync(tmpBin, bin);
+    log(`built FerretDB ${FERRET_VERSION} in ${Math.round((Date.now() - started) / 1000)} s: ${bin}`);
+  } finally {
+    fs.rmSync(tmpBin, { force: true });
+    makeWritable(tmp);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function makeWritable(dir) {
+  if (!fs.existsSync(dir)) return;
+  fs.chmodSync(dir, 0o755);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) makeWritable(full);
+    else if (!entry.isSymbolicLink()) fs.chmodSync(full, 0o644 | (fs.statSync(full).mode & 0o111));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// RabbitMQ
+
+async function ensureRabbit({ dataDir, log = defaultLog } = {}) {
+  if (process.env.AMQP_URL) {
+    log('using AMQP_URL from the environment');
+    return { url: process.env.AMQP_URL, stop: noop, source: 'env' };
+  }
+  if (!dataDir) throw new Error('ensureRabbit: dataDir is required');
+
+  if (await amqpAnswers(LOOPBACK, AMQP_PORT)) return existingBroker(log);
+
+  let tools = findRabbitTools();
+  if (!tools) {
+    await installRabbit(log);
+    if (await amqpAnswers(LOOPBACK, AMQP_PORT)) return existingBroker(log);
+    tools = findRabbitTools();
+    if (!tools) throw new Error('rabbitmq-server is still not found after installing it');
+  }
+  return startRabbit(tools, path.resolve(dataDir), log);
+}
+
+function existingBroker(log) {
+  log(`reusing the AMQP broker already answering on ${LOOPBACK}:${AMQP_PORT}`);
+  return { url: `amqp://guest:guest@${LOOPBACK}:${AMQP_PORT}`, stop: noop, source: 'existing' };
+}
+
+// Debian's /usr/sbin/rabbitmq-server is a wrapper that, as root, re-runs the real script through
+// `su rabbitmq` in a new session, with output sent to /var/log: we could neither signal its
+// process group nor use a data folder of ours. So we run the real scripts directly when present.
+function findRabbitTools() {
+  const libDir = '/usr/lib/rabbitmq/bin';
+  if (isExecutable(path.join(libDir, 'rabbitmq-server')) && isExecutable(path.join(libDir, 'rabbitmqctl'))) {
+    return { server: path.join(libDir, 'rabbitmq-server'), ctl: path.join(libDir, 'rabbitmqctl') };
+  }
+  const server = which('rabbitmq-server');
+  const ctl = which('rabbitmqctl');
+  return server && ctl ? { server, ctl } : null;
+}
+
+async function installRabbit(log) {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !which('apt-get')) {
+    throw new Error(
+      'RabbitMQ is not available. Set AMQP_URL to a running broker, start one on 127.0.0.1:5672, ' +
+        'or install it (Debian/Ubuntu: `sudo apt-get install rabbitmq-server`).',
+    );
+  }
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const started = Date.now();
+  log('rabbitmq-server is missing; running `apt-get update` and `apt-get install -y rabbitmq-server`');
+  await run('apt-get', ['update'], { env, timeoutMs: 10 * 60 * 1000 });
+  await run('apt-get', ['install', '-y', 'rabbitmq-server'], { env, timeoutMs: 10 * 60 * 1000 });
+  log(`installed rabbitmq-server in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+// Node names must be unique per machine; the pid covers other processes, the count this one.
+let rabbitCount = 0;
+
+async function startRabbit(tools, dataDir, log) {
+  const started = Date.now();
+  const port = (await canListen(AMQP_PORT)) ? AMQP_PORT : await freePort();
+  const epmdWasRunning = await tcpConnects(LOOPBACK, EPMD_PORT);
+  rabbitCount += 1;
+  const node = `restgate-${process.pid}${rabbitCount > 1 ? `-${rabbitCount}` : ''}@localhost`;
+  const base = path.join(dataDir, 'rabbitmq');
+  const nodeDir = path.join(base, node);
+  const env = await rabbitEnv({ base, nodeDir, node, port });
+
+  log(`starting RabbitMQ node ${node} on ${LOOPBACK}:${port} (files in ${nodeDir})`);
+  const child = startChild({
+    name: 'rabbitmq-server',
+    cmd: tools.server,
+    args: [],
+    env,
+    cwd: nodeDir,
+    logFile: path.join(nodeDir, 'stdout.log'),
+    log,
+  });
+
+  try {
+    await waitFor(() => amqpAnswers(LOOPBACK, port, 1000), {
+      timeoutMs: 60000,
+      what: `RabbitMQ on ${LOOPBACK}:${port}`,
+      child,
+      intervalMs: 250,
+    });
+    await waitFor(() => ctlStatusOk(tools.ctl, node, env), {
+      timeoutMs: Math.max(5000, 60000 - (Date.now() - started)),
+      what: `rabbitmqctl -n ${node} status`,
+      child,
+    });
+  } catch (err) {
+    await stopQuietly(child);
+    if (!epmdWasRunning) await killEpmd(env);
+    throw err;
+  }
+  log(`RabbitMQ ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  const stop = async () => {
+    const crashed = Boolean(child.exitInfo) && !child.stopping;
+    await child.stop(20000);
+    if (!epmdWasRunning) await killEpmd(env);
+    // The node name is unique to this run, so nothing would ever read these files again; after a
+    // crash, though, its logs are what someone will want to read.
+    if (!crashed) fs.rmSync(nodeDir, { recursive: true, force: true });
+  };
+  return { url: `amqp://guest:guest@${LOOPBACK}:${port}`, stop, source: 'rabbitmq-server' };
+}
+
+// Everything the broker writes goes under dataDir, and nothing from /etc/rabbitmq (an admin's
+// plugins, listeners, node name) changes our broker. HOME is ours too, so the Erlang cookie that
+// both the broker and rabbitmqctl read is created there and not in the user's home.
+async function rabbitEnv({ base, nodeDir, node, port }) {
+  const home = path.join(base, 'home');
+  fs.mkdirSync(home, { recursive: true });
+  fs.mkdirSync(nodeDir, { recursive: true });
+  const confEnvFile = path.join(nodeDir, 'rabbitmq-env.conf');
+  const pluginsFile = path.join(nodeDir, 'enabled_plugins');
+  fs.writeFileSync(confEnvFile, '# intentionally empty: settings come from the environment\n');
+  fs.writeFileSync(pluginsFile, '[].\n');
+  return {
+    ...withoutPrefixed(process.env, 'RABBITMQ_'),
+    HOME: home,
+    RABBITMQ_NODENAME: node,
+    RABBITMQ_NODE_IP_ADDRESS: LOOPBACK,
+    RABBITMQ_NODE_PORT: String(port),
+    // The default (AMQP port + 20000) may be taken by another broker, or exceed 65535.
+    RABBITMQ_DIST_PORT: String(await freePort()),
+    RABBITMQ_MNESIA_BASE: path.join(nodeDir, 'mnesia'),
+    RABBITMQ_LOG_BASE: path.join(nodeDir, 'log'),
+    RABBITMQ_CONF_ENV_FILE: confEnvFile,
+    RABBITMQ_CONFIG_FILE: path.join(nodeDir, 'rabbitmq.conf'),
+    RABBITMQ_ADVANCED_CONFIG_FILE: path.join(nodeDir, 'advanced.config'),
+    RABBITMQ_ENABLED_PLUGINS_FILE: pluginsFile,
+  };
+}
+
+async function ctlStatusOk(ctl, node, env) {
+  try {
+    await run(ctl, ['-n', node, '-q', 'status'], { env, timeoutMs: 20000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function killEpmd(env) {
+  const epmd = which('epmd');
+  if (epmd) await run(epmd, ['-kill'], { env, timeoutMs: 5000 }).catch(() => {});
+}
+
+module.exports = {
+  ensureMongo,
+  ensureRabbit,
+  freePort,
+  waitForPort,
+  // exported for scripts and tests that need the same answers
+  amqpAnswers,
+  ferretCacheDir,
+  FERRET_VERSION,
+};
