@@ -7,11 +7,13 @@ const moduleNameMapper = {
   '^@restgate/shared$': '<rootDir>/shared/src/index.ts',
   '^@restgate/shared/testing$': '<rootDir>/shared/src/testing/index.ts',
 };
-const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] };
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.check.json', isolatedModules: true, diagnostics: false }] };
 const common = { rootDir: __dirname, testEnvironment: 'node', moduleNameMapper, transform, moduleFileExtensions: ['ts', 'js', 'cjs', 'json'] };
 const ignored = ['/node_modules/', '/dist/'];
 
 module.exports = {
+  // Per-project testTimeout is ignored by jest 29; integration and contract tests need real I/O time.
+  testTimeout: 30_000,
   globalSetup: '<rootDir>/test/support/global-setup.cjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.cjs',
   projects: [
@@ -21,14 +23,12 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/services/*/test/**/*.test.ts', '<rootDir>/gateway/test/**/*.test.ts'],
       testPathIgnorePatterns: [...ignored, '\\.unit\\.test\\.ts$'],
-      testTimeout: 30_000,
     },
     {
       ...common,
       displayName: 'contract',
       testMatch: ['<rootDir>/test/contract/**/*.test.ts'],
       testPathIgnorePatterns: ignored,
-      testTimeout: 60_000,
     },
   ],
 };

@@ -1,0 +1,94 @@
+import { mongoSort, parseObjectId, searchFilter, type ListingQuery } from '@restgate/shared';
+import { ObjectId, type Collection, type Db, type Filter, type Sort } from 'mongodb';
+import type { Role, UserRecord } from '../domain/user';
+
+interface UserDocument {
+  _id: ObjectId;
+  email: string;
+  name: string;
+  picture: string;
+  role: Role;
+  passwordHash: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewUser = Omit<UserRecord, 'id' | 'createdAt'>;
+export type UserSummary = Omit<UserRecord, 'passwordHash'>;
+
+export type UserPage = Pick<ListingQuery, 'q' | 'sort' | 'page' | 'limit'>;
+
+const SEARCHED_FIELDS = ['name', 'email'];
+
+function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
+  return { id: doc._id.toHexString(), email: doc.email, name: doc.name, picture: doc.picture, role: doc.role, createdAt: doc.createdAt };
+}
+
+function toRecord(doc: UserDocument): UserRecord {
+  return { ...toSummary(doc), passwordHash: doc.passwordHash };
+}
+
+/** Users in MongoDB. Ids go in and out as hex strings; a malformed id finds nothing. */
+export class UserRepository {
+  private readonly users: Collection<UserDocument>;
+
+  constructor(db: Db) {
+    this.users = db.collection<UserDocument>('users');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    // The unique index is what makes e-mails unique: inserts rely on its duplicate-key error.
+    await this.users.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
+    await this.users.createIndex({ createdAt: -1, _id: -1 }, { name: 'created_at' });
+  }
+
+  /** Inserts a user; a taken e-mail surfaces as the driver's duplicate-key error (11000). */
+  async insert(user: NewUser): Promise<UserRecord> {
+    const now = new Date();
+    const doc: UserDocument = { _id: new ObjectId(), ...user, createdAt: now, updatedAt: now };
+    await this.users.insertOne(doc);
+    return toRecord(doc);
+  }
+
+  async findById(id: string): Promise<UserRecord | null> {
+    const _id = parseObjectId(id);
+    const doc = _id && (await this.users.findOne({ _id }));
+    return doc ? toRecord(doc) : null;
+  }
+
+  async findByEmail(email: string): Promise<UserRecord | null> {
+    const doc = await this.users.findOne({ email });
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** Sets the given fields; null when there is no such user. */
+  async update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash'>>): Promise<UserRecord | null> {
+    const _id = parseObjectId(id);
+    if (!_id) return null;
+    // FerretDB's findAndModify takes no projection, so the whole document comes back.
+    const doc = await this.users.findOneAndUpdate({ _id }, { $set: { ...changes, updatedAt: new Date() } }, { returnDocument: 'after' });
+    return doc ? toRecord(doc) : null;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const _id = parseObjectId(id);
+    if (!_id) return false;
+    const { deletedCount } = await this.users.deleteOne({ _id });
+    return deletedCount === 1;
+  }
+
+  /** One page (`q` over name and e-mail) and the total that matches, without password hashes. */
+  async list(page: UserPage): Promise<{ rows: UserSummary[]; count: number }> {
+    const filter = searchFilter(page.q, SEARCHED_FIELDS) as Filter<UserDocument>;
+    const [docs, count] = await Promise.all([
+      this.users
+        .find(filter, { projection: { passwordHash: 0 } })
+        .sort(mongoSort(page.sort) as Sort)
+        .skip((page.page - 1) * page.limit)
+        .limit(page.limit)
+        .toArray(),
+      this.users.countDocuments(filter),
+    ]);
+    return { rows: docs.map(toSummary), count };
+  }
+}

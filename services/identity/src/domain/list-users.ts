@@ -1,0 +1,19 @@
+import type { ListingQuery } from '@restgate/shared';
+import type { IdentityDeps } from './identity-deps';
+import { fullView, type FullUserView } from './user';
+
+/** Full views; with `fields`, only those (and `id`). */
+export async function listUsers(
+  deps: Pick<IdentityDeps, 'users'>,
+  query: ListingQuery,
+): Promise<{ rows: Partial<FullUserView>[]; count: number }> {
+  const { rows, count } = await deps.users.list(query);
+  const views = rows.map(fullView);
+  const fields = query.fields;
+  if (!fields) return { rows: views, count };
+  return { rows: views.map((view) => pick(view, ['id', ...fields])), count };
+}
+
+function pick<T extends object>(view: T, fields: string[]): Partial<T> {
+  return Object.fromEntries(Object.entries(view).filter(([key]) => fields.includes(key))) as Partial<T>;
+}

@@ -1,0 +1,8 @@
+import { authenticate, type Credentials } from './authenticate';
+import type { IdentityDeps } from './identity-deps';
+import { fullView, type FullUserView } from './user';
+
+export async function signIn(deps: IdentityDeps, credentials: Credentials | null): Promise<{ token: string; user: FullUserView }> {
+  const user = await authenticate(deps, credentials);
+  return { token: deps.tokens.issue(user), user: fullView(user) };
+}

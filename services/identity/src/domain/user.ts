@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+
+export type Role = 'user' | 'admin';
+
+/** A stored user as the domain sees it (no driver types). */
+export interface UserRecord {
+  id: string;
+  email: string;
+  name: string;
+  picture: string;
+  role: Role;
+  passwordHash: string;
+  createdAt: Date;
+}
+
+export interface PublicUserView {
+  id: string;
+  name: string;
+  picture: string;
+}
+
+export interface FullUserView extends PublicUserView {
+  email: string;
+  role: Role;
+  createdAt: string;
+}
+
+export function publicView(user: Pick<UserRecord, 'id' | 'name' | 'picture'>): PublicUserView {
+  return { id: user.id, name: user.name, picture: user.picture };
+}
+
+/** Everything but the password hash, which never leaves the service. */
+export function fullView(user: Omit<UserRecord, 'passwordHash'>): FullUserView {
+  return {
+    id: user.id,
+    name: user.name,
+    picture: user.picture,
+    email: user.email,
+    role: user.role,
+    createdAt: user.createdAt.toISOString(),
+  };
+}
+
+/** E-mails are compared and stored trimmed and lower-cased. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** The default name: what comes before the `@`. */
+export function nameFromEmail(email: string): string {
+  return email.slice(0, email.lastIndexOf('@')) || email;
+}
+
+const GRAVATAR_PREFIX = 'https://gravatar.com/avatar/';
+
+/** The Gravatar identicon of an e-mail (md5 is Gravatar's scheme, not a security measure). */
+export function gravatarUrl(email: string): string {
+  return `${GRAVATAR_PREFIX}${createHash('md5').update(normalizeEmail(email)).digest('hex')}?d=identicon`;
+}
+
+/**
+ * The picture after an e-mail change: a Gravatar picture follows the new e-mail, a picture the user
+ * chose stays. (No endpoint changes e-mails yet; this keeps the rule in one place for when one does.)
+ */
+export function pictureAfterEmailChange(picture: string, newEmail: string): string {
+  return picture.startsWith(GRAVATAR_PREFIX) ? gravatarUrl(newEmail) : picture;
+}

@@ -1,0 +1,27 @@
+import { errors, type AppError } from '@restgate/shared';
+
+/** The identity service's own errors, on top of the shared catalogue. */
+export const identityErrors = {
+  emailTaken(): AppError {
+    return errors.conflict('email', 'This e-mail is already registered.', 'email_taken');
+  },
+  userNotFound(): AppError {
+    return errors.notFound('No such user.', 'user_not_found');
+  },
+  /** One answer for an unknown e-mail, a wrong password and a missing or malformed Basic header. */
+  wrongCredentials(): AppError {
+    return errors.basicUnauthorized('Wrong e-mail or password.', 'invalid_credentials');
+  },
+  notYourProfile(): AppError {
+    return errors.forbidden('You may change only your own profile.', 'not_your_profile');
+  },
+  notYourPassword(): AppError {
+    return errors.forbidden("You may change only your own password: send that user's e-mail and password.", 'not_your_password');
+  },
+  roleNotGrantable(): AppError {
+    return errors.forbidden('Only the master key or an admin may create an admin.', 'role_not_grantable');
+  },
+  needsUser(): AppError {
+    return errors.unauthorized('"me" needs a user token.', false);
+  },
+};

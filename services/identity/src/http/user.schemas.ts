@@ -1,0 +1,67 @@
+import Joi from 'joi';
+import { listingQuerySchema, type ListingQuery, type ListingSpec } from '@restgate/shared';
+import type { CreateUserInput } from '../domain/create-user';
+import type { ProfileChanges } from '../domain/update-profile';
+import { BCRYPT_MAX_BYTES } from '../domain/password-hasher';
+
+const email = Joi.string()
+  .trim()
+  .lowercase()
+  .max(254)
+  // Reserved and private TLDs (.test, .internal) are real in tests and intranets.
+  .email({ tlds: { allow: false } })
+  .description('E-mail address; stored trimmed and lower-cased; unique.')
+  .example('ada@example.com');
+
+const name = Joi.string().trim().min(1).max(128).description('Display name. Defaults to the part of the e-mail before "@".').example('Ada');
+
+const picture = Joi.string()
+  .trim()
+  .max(2048)
+  .uri({ scheme: ['http', 'https'] })
+  .description('Picture URL. Defaults to the Gravatar identicon of the e-mail.');
+
+function password(minLength: number) {
+  return Joi.string()
+    .min(minLength)
+    .max(BCRYPT_MAX_BYTES, 'utf8')
+    .messages({ 'string.max': `{{#label}} must be at most ${BCRYPT_MAX_BYTES} bytes (UTF-8)` })
+    .description(`At least ${minLength} characters, at most ${BCRYPT_MAX_BYTES} bytes in UTF-8 (bcrypt's limit; never truncated).`);
+}
+
+export const USER_LISTING: ListingSpec = {
+  searchable: ['name', 'email'],
+  sortable: ['name', 'email', 'role', 'createdAt'],
+  selectable: ['name', 'picture', 'email', 'role', 'createdAt'],
+  defaultSort: '-createdAt',
+};
+
+/** Request schemas. Unknown keys are dropped (so `role`, `email` or `password` sent to a profile update are ignored). */
+export function userSchemas(options: { passwordMinLength: number }) {
+  return {
+    createUserBody: Joi.object<CreateUserInput>({
+      email: email.required(),
+      password: password(options.passwordMinLength).required(),
+      name,
+      picture,
+      role: Joi.string().valid('user', 'admin').default('user').description('Role of the new user.'),
+    }),
+    profileBody: Joi.object<ProfileChanges>({ name, picture }).description(
+      'PUT and PATCH alike: omitted fields stay. Other keys (role, email, password, a whole full view sent back) are ignored.',
+    ),
+    passwordBody: Joi.object<{ password: string }>({
+      password: password(options.passwordMinLength).required().description('The new password.'),
+    }),
+    listQuery: listingQuerySchema(USER_LISTING) as Joi.ObjectSchema<ListingQuery>,
+  };
+}
+
+const id = Joi.string().hex().length(24).description('User id.');
+
+/** Response shapes, for the API docs. */
+export const publicUserSchema = Joi.object({ id, name: Joi.string(), picture: Joi.string() }).description('Public view of a user.');
+export const fullUserSchema = publicUserSchema
+  .keys({ email: Joi.string(), role: Joi.string().valid('user', 'admin'), createdAt: Joi.string().isoDate() })
+  .description('Full view of a user.');
+export const userListingSchema = Joi.object({ count: Joi.number().integer(), rows: Joi.array().items(fullUserSchema) });
+export const signInSchema = Joi.object({ token: Joi.string().description('User token (JWT, HS256).'), user: fullUserSchema });

@@ -1,0 +1,36 @@
+import { applyPolicy, createMongo, retryUntil, runService } from '@restgate/shared';
+import { createApp } from './app';
+import { identityConfigSchema } from './config';
+import { UserRepository } from './data/user.repository';
+import { createPasswordHasher } from './domain/password-hasher';
+import { createTokenIssuer } from './domain/token-issuer';
+import { identityRoutes } from './http/routes';
+
+void runService({
+  name: 'identity',
+  schema: identityConfigSchema,
+  start: async (config, logger) => {
+    const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
+    const users = new UserRepository(mongo.db);
+    await retryUntil(() => users.ensureIndexes(), 30_000, logger, 'creating indexes');
+    const hasher = createPasswordHasher({ rounds: config.BCRYPT_ROUNDS, workers: config.HASH_WORKERS });
+    const tokens = createTokenIssuer({
+      secret: config.JWT_SECRET,
+      issuer: config.JWT_ISSUER,
+      audience: config.JWT_AUDIENCE,
+      ttlSeconds: config.JWT_TTL_SECONDS,
+    });
+    const routes = applyPolicy(
+      identityRoutes({ users, hasher, tokens }, { passwordMinLength: config.PASSWORD_MIN_LENGTH }),
+      config.ROUTE_POLICY,
+    );
+    const app = createApp({ config, logger, routes, readiness: [mongo.readiness] });
+    return {
+      app,
+      stop: async () => {
+        await hasher.close();
+        await mongo.close();
+      },
+    };
+  },
+});

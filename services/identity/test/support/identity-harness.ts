@@ -1,0 +1,109 @@
+import { applyPolicy, createLogger, createMongo, loadConfig, type Principal } from '@restgate/shared';
+import { asPrincipal, randomEmail, TEST_PRINCIPAL_SECRET, testMongoUrl, uniqueDbName, uniqueSuffix } from '@restgate/shared/testing';
+import type { Express } from 'express';
+import { ObjectId, type Db } from 'mongodb';
+import request from 'supertest';
+import { createApp } from '../../src/app';
+import { identityConfigSchema, type IdentityConfig } from '../../src/config';
+import { UserRepository } from '../../src/data/user.repository';
+import { createUser } from '../../src/domain/create-user';
+import { createPasswordHasher } from '../../src/domain/password-hasher';
+import { createTokenIssuer } from '../../src/domain/token-issuer';
+import type { Role } from '../../src/domain/user';
+import { identityRoutes } from '../../src/http/routes';
+
+export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdef-0123456789';
+export const MASTER: Principal = { kind: 'master' };
+export const ANONYMOUS: Principal = { kind: 'anonymous' };
+
+export interface TestUser {
+  id: string;
+  email: string;
+  password: string;
+  role: Role;
+  principal: Principal;
+}
+
+export interface IdentityHarness {
+  app: Express;
+  db: Db;
+  config: IdentityConfig;
+  /** A request as the gateway would forward it for `principal` (none: no principal header). */
+  call(method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, principal?: Principal): request.Test;
+  /** A user made through the service's own use case. */
+  aUser(overrides?: { email?: string; password?: string; name?: string; role?: Role }): Promise<TestUser>;
+  /** The stored user document, or null. */
+  userDoc(id: string): Promise<Record<string, any> | null>;
+  close(): Promise<void>;
+}
+
+/** The identity app wired like start.ts does, on its own database, with cheap bcrypt. */
+export async function startIdentity(env: Record<string, string> = {}): Promise<IdentityHarness> {
+  const config = loadConfig(identityConfigSchema, {
+    PORT: '0',
+    MONGODB_URL: testMongoUrl(),
+    MONGODB_DB: uniqueDbName('identity'),
+    PRINCIPAL_SECRET: TEST_PRINCIPAL_SECRET,
+    JWT_SECRET: TEST_JWT_SECRET,
+    BCRYPT_ROUNDS: '4',
+    HASH_WORKERS: '1',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const logger = createLogger({ name: 'identity-test', level: config.LOG_LEVEL });
+  const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
+  const users = new UserRepository(mongo.db);
+  await users.ensureIndexes();
+  const hasher = createPasswordHasher({ rounds: config.BCRYPT_ROUNDS, workers: config.HASH_WORKERS });
+  const tokens = createTokenIssuer({
+    secret: config.JWT_SECRET,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+    ttlSeconds: config.JWT_TTL_SECONDS,
+  });
+  const deps = { users, hasher, tokens };
+  const routes = applyPolicy(identityRoutes(deps, { passwordMinLength: config.PASSWORD_MIN_LENGTH }), config.ROUTE_POLICY);
+  const app = createApp({ config, logger, routes, readiness: [mongo.readiness] });
+
+  return {
+    app,
+    db: mongo.db,
+    config,
+    call(method, path, principal) {
+      const test = request(app)[method](path);
+      return principal ? test.set(asPrincipal(principal, method, path)) : test;
+    },
+    async aUser(overrides = {}) {
+      const email = overrides.email ?? randomEmail();
+      const password = overrides.password ?? `pw-${uniqueSuffix()}`;
+      const role = overrides.role ?? 'user';
+      const user = await createUser(deps, MASTER, { email, password, role, name: overrides.name });
+      return { id: user.id, email: user.email, password, role, principal: { kind: 'user', id: user.id, role } };
+    },
+    userDoc: (id) => mongo.db.collection('users').findOne({ _id: new ObjectId(id) }),
+    async close() {
+      await mongo.db.dropDatabase();
+      await hasher.close();
+      await mongo.close();
+    },
+  };
+}
+
+export function basic(email: string, password: string): string {
+  return `Basic ${Buffer.from(`${email}:${password}`, 'utf8').toString('base64')}`;
+}
+
+/** An ObjectId-shaped id that no user has. */
+export function unknownId(): string {
+  return `${'0'.repeat(12)}${uniqueSuffix()}`;
+}
+
+/** Asserts a problem+json error; with `param`, a validation error naming it. */
+export function expectProblem(res: request.Response, status: number, param?: string): void {
+  expect({ status: res.status, type: res.headers['content-type'] }).toEqual({
+    status,
+    type: expect.stringContaining('application/problem+json'),
+  });
+  expect(res.body).toMatchObject({ status, code: expect.any(String), requestId: expect.any(String) });
+  if (param !== undefined) expect(res.body.param).toBe(param);
+}
