@@ -36,19 +36,28 @@ function commaList(allowed: string[], param: string, allowDescending: boolean) {
     });
 }
 
+/** The deepest page for a valid `limit`; an invalid one is reported on `limit`, not here. */
+function maxPageFor(limit: unknown): number {
+  if (typeof limit !== 'number' || limit < 1 || limit > LISTING_LIMITS.maxLimit) return Infinity;
+  return Math.floor(LISTING_LIMITS.maxOffset / limit) + 1;
+}
+
 /** The joi schema for `q`, `page`, `limit`, `sort`, `fields`; unknown parameters are dropped. */
 export function listingQuerySchema(spec: ListingSpec): Joi.ObjectSchema<ListingQuery> {
   return Joi.object({
     q: Joi.string().allow('').max(LISTING_LIMITS.maxQ),
-    page: Joi.number().integer().min(1).default(1),
+    // The depth limit sits on `page` itself (through a ref to `limit`), so the 400 names `page`.
+    page: Joi.number()
+      .integer()
+      .min(1)
+      .default(1)
+      .max(Joi.ref('limit', { adjust: maxPageFor }))
+      .messages({ 'number.max': `page is too deep: (page - 1) × limit may be at most ${LISTING_LIMITS.maxOffset}` }),
     limit: Joi.number().integer().min(1).max(LISTING_LIMITS.maxLimit).default(LISTING_LIMITS.defaultLimit),
     sort: commaList(spec.sortable, 'sort', true).default(spec.defaultSort ?? '-createdAt'),
     fields: commaList(spec.selectable, 'fields', false),
   })
-    .custom((value: { page: number; limit: number; sort: string | string[] }, helpers) => {
-      if ((value.page - 1) * value.limit > LISTING_LIMITS.maxOffset) {
-        return helpers.message({ custom: `page is too deep: (page - 1) × limit may be at most ${LISTING_LIMITS.maxOffset}` });
-      }
+    .custom((value: { sort: string | string[] }) => {
       const items = typeof value.sort === 'string' ? value.sort.split(',') : value.sort;
       return { ...value, sort: items.map((item) => (item.startsWith('-') ? [item.slice(1), -1] : [item, 1])) };
     })
@@ -78,7 +87,10 @@ export function mongoSort(sort: ListingQuery['sort'], toDbField: (field: string)
 /** The response of every listing: `{ count, rows }`, `X-Total-Count` and an RFC 8288 `Link`. */
 export function listingResult<T>(rows: T[], count: number, query: ListingQuery, url: string) {
   const lastPage = Math.max(1, Math.ceil(count / query.limit));
-  const [path, search = ''] = url.split('?');
+  // Split at the first `?` only: a raw `?` inside the query string (legal, and likely in `q`) stays.
+  const queryStart = url.indexOf('?');
+  const path = queryStart === -1 ? url : url.slice(0, queryStart);
+  const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
   const pageUrl = (page: number) => {
     const params = new URLSearchParams(search);
     params.delete('access_token');

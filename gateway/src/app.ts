@@ -1,0 +1,49 @@
+import type { Express } from 'express';
+import { createHttpApp, type Logger } from '@restgate/shared';
+import { createAuthenticator } from './authenticate';
+import type { GatewayConfig } from './config';
+import { corsFor } from './cors';
+import { createGate } from './gate';
+import { createPolicyMatcher, effectivePolicy, unknownOverrides } from './policy';
+import { createUpstreamProxies, upstreamReadiness, type UpstreamAgents } from './proxy';
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  logger: Logger;
+  /** Keep-alive pools per upstream (createAgents); the caller destroys them on stop. */
+  agents: UpstreamAgents;
+}
+
+/**
+ * The gateway: shared bootstrap (request id, logs, security headers, /health, /ready, 404,
+ * problem+json) with body parsing off — the gate reads bodies itself to find `access_token`
+ * and re-sends them — and the gate + proxy mounted through `configure`.
+ */
+export function createApp({ config, logger, agents }: GatewayDeps): Express {
+  const table = effectivePolicy(config.ROUTE_POLICY);
+  for (const key of unknownOverrides(config.ROUTE_POLICY)) {
+    logger.warn({ route: key }, `ROUTE_POLICY names a route the gateway does not know: ${key}`);
+  }
+  const gate = createGate({
+    matchRoute: createPolicyMatcher(table),
+    authenticate: createAuthenticator({
+      masterKey: config.MASTER_KEY,
+      jwtSecret: config.JWT_SECRET,
+      issuer: config.JWT_ISSUER,
+      audience: config.JWT_AUDIENCE,
+    }),
+    principalSecret: config.PRINCIPAL_SECRET,
+    bodyLimit: config.BODY_LIMIT,
+    proxies: createUpstreamProxies(config, agents, logger),
+  });
+  const cors = corsFor(config.CORS_ORIGINS);
+  return createHttpApp({
+    logger,
+    readiness: upstreamReadiness(config),
+    parseBodies: false,
+    configure: (app) => {
+      if (cors) app.use(cors);
+      app.use(gate);
+    },
+  });
+}

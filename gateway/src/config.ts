@@ -1,0 +1,33 @@
+import Joi from 'joi';
+import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
+
+const upstreamUrl = () => Joi.string().uri({ scheme: ['http', 'https'] });
+
+/** The gateway's environment: the only place it reads `process.env` (through `loadConfig`). */
+export const gatewayConfigSchema: Joi.ObjectSchema<GatewayConfig> = baseConfigSchema.keys({
+  PORT: Joi.number().port().default(9000).description('Port to listen on.'),
+  MASTER_KEY: Joi.string().min(32).required().description('The master key: sign-up and sign-in need it (level master).'),
+  JWT_SECRET: Joi.string().min(32).required().description('HMAC key of user tokens (identity signs, the gateway verifies).'),
+  JWT_ISSUER: Joi.string().default('restgate').description('Required `iss` of user tokens.'),
+  JWT_AUDIENCE: Joi.string().default('restgate-api').description('Required `aud` of user tokens.'),
+  IDENTITY_URL: upstreamUrl().default('http://127.0.0.1:9001').description('Base URL of the identity service.'),
+  ARTICLES_URL: upstreamUrl().default('http://127.0.0.1:9002').description('Base URL of the articles service.'),
+  UPSTREAM_TIMEOUT_MS: Joi.number().integer().min(1).default(10_000).description('How long an upstream may stay silent before a 504.'),
+  UPSTREAM_MAX_SOCKETS: Joi.number().integer().min(1).default(256).description('Keep-alive connections per upstream, at most.'),
+  CORS_ORIGINS: Joi.string()
+    .allow('')
+    .default('')
+    .description('Comma list of browser origins allowed by CORS ("*" for any); empty turns CORS off.'),
+});
+
+export interface GatewayConfig extends BaseConfig {
+  MASTER_KEY: string;
+  JWT_SECRET: string;
+  JWT_ISSUER: string;
+  JWT_AUDIENCE: string;
+  IDENTITY_URL: string;
+  ARTICLES_URL: string;
+  UPSTREAM_TIMEOUT_MS: number;
+  UPSTREAM_MAX_SOCKETS: number;
+  CORS_ORIGINS: string;
+}

@@ -1,0 +1,54 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { PRINCIPAL_HEADER, REQUEST_ID_HEADER } from '@restgate/shared';
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1), plus `expect`: the gateway has already read the body. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'proxy-authorization',
+]);
+
+/**
+ * Identity headers a client might send hoping a service trusts them. Only the gateway's signed
+ * principal header speaks for the caller; anything that looks like a rival is dropped.
+ */
+const IDENTITY = /^(x-restgate-|x-user|x-principal|x-auth|x-remote-user|x-forwarded-user|remote-user|x-authenticated)/;
+
+/** The gateway is the edge: what a client claims about addresses is replaced, not appended to. */
+const FORWARDING = /^(forwarded$|x-forwarded-|x-real-ip$)/;
+
+/** Never dropped because a client listed them in `Connection`. */
+const END_TO_END = new Set(['host', 'content-type', 'content-length']);
+
+export interface ForwardHeaderOptions {
+  /** The signed principal (signPrincipal). */
+  principal: string;
+  requestId: string;
+  /** Keep `Authorization` (HTTP Basic on basic routes, the provider token on provider routes). */
+  keepAuthorization: boolean;
+  /** Length of the body the gateway re-sends, when it read one. */
+  contentLength?: number;
+  clientAddress?: string;
+}
+
+/** Rewrites the incoming headers in place into what the upstream service receives. */
+export function rewriteForwardHeaders(headers: IncomingHttpHeaders, options: ForwardHeaderOptions): void {
+  const listed = String(headers.connection ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name && !END_TO_END.has(name));
+  for (const name of Object.keys(headers)) {
+    if (HOP_BY_HOP.has(name) || IDENTITY.test(name) || FORWARDING.test(name) || listed.includes(name)) delete headers[name];
+  }
+  if (!options.keepAuthorization) delete headers.authorization;
+  if (options.contentLength !== undefined) headers['content-length'] = String(options.contentLength);
+  if (options.clientAddress) headers['x-forwarded-for'] = options.clientAddress;
+  headers[PRINCIPAL_HEADER] = options.principal;
+  headers[REQUEST_ID_HEADER] = options.requestId;
+}

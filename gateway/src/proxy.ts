@@ -1,0 +1,115 @@
+import http from 'node:http';
+import https from 'node:https';
+import { Readable } from 'node:stream';
+import type { Request, RequestHandler, Response } from 'express';
+import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
+import { errors, sendProblem, type Logger, type ReadinessCheck } from '@restgate/shared';
+import { UPSTREAMS, type Upstream } from './policy';
+import type { GatewayConfig } from './config';
+
+export type UpstreamAgents = Record<Upstream, http.Agent>;
+
+/** Each upstream's base URL, from the config keys named in UPSTREAMS. */
+export function upstreamUrls(config: GatewayConfig): Record<Upstream, string> {
+  return Object.fromEntries(Object.entries(UPSTREAMS).map(([name, key]) => [name, config[key]])) as Record<Upstream, string>;
+}
+
+/** One keep-alive pool per upstream, so a slow service can't starve the others' sockets. */
+export function createAgents(config: GatewayConfig): UpstreamAgents {
+  const urls = upstreamUrls(config);
+  const agents = {} as UpstreamAgents;
+  for (const name of Object.keys(urls) as Upstream[]) {
+    const options = { keepAlive: true, maxSockets: config.UPSTREAM_MAX_SOCKETS };
+    agents[name] = urls[name].startsWith('https:') ? new https.Agent(options) : new http.Agent(options);
+  }
+  return agents;
+}
+
+export function destroyAgents(agents: UpstreamAgents): void {
+  for (const agent of Object.values(agents)) agent.destroy();
+}
+
+/** `/ready` at the gateway: every upstream's `/health` answers 2xx. */
+export function upstreamReadiness(config: GatewayConfig): ReadinessCheck[] {
+  return Object.entries(upstreamUrls(config)).map(([name, url]) => ({
+    name,
+    check: async () => {
+      const res = await fetch(new URL('health', url.endsWith('/') ? url : `${url}/`), { signal: AbortSignal.timeout(1_500) });
+      await res.body?.cancel();
+      if (!res.ok) throw new Error(`${name} /health answered ${res.status}`);
+    },
+  }));
+}
+
+/** pino-http's additions to the request (its type augmentation is not part of shared's surface). */
+export function requestIdOf(req: http.IncomingMessage): string {
+  return String((req as { id?: unknown }).id);
+}
+
+function requestLogger(req: http.IncomingMessage): Logger | undefined {
+  return (req as { log?: Logger }).log;
+}
+
+/** The bytes to send upstream, set by the gate after it read (and edited) the body. */
+const forwardBodies = new WeakMap<http.IncomingMessage, Buffer>();
+
+export function setForwardBody(req: http.IncomingMessage, body: Buffer): void {
+  forwardBodies.set(req, body);
+}
+
+/**
+ * The gateway has consumed the request stream, so the proxy must send the edited bytes instead.
+ * http-proxy's `buffer` option does exactly that; writing in a `proxyReq` handler (HPM's
+ * fixRequestBody) breaks once the agent queues requests: the emptied stream ends the upstream
+ * request before its socket, and thus the `proxyReq` event, arrives.
+ */
+const sendForwardBody: Plugin<Request, Response> = (proxyServer) => {
+  const web = proxyServer.web.bind(proxyServer);
+  proxyServer.web = ((req: Request, res: Response, options: object) => {
+    const body = forwardBodies.get(req);
+    return web(req, res, body ? { ...options, buffer: Readable.from([body]) } : options);
+  }) as typeof proxyServer.web;
+};
+
+/**
+ * One proxy per upstream. Failures become problems without host names or messages (those go
+ * to the log): no answer within UPSTREAM_TIMEOUT_MS → 504; refused, reset, or any other
+ * failure to get an answer → 502.
+ * Upstream responses, problem+json included, pass through unchanged.
+ */
+export function createUpstreamProxies(config: GatewayConfig, agents: UpstreamAgents, logger: Logger): Record<Upstream, RequestHandler> {
+  const urls = upstreamUrls(config);
+  const timedOut = new WeakSet<http.IncomingMessage>();
+  const proxies = {} as Record<Upstream, RequestHandler>;
+  for (const name of Object.keys(urls) as Upstream[]) {
+    proxies[name] = createProxyMiddleware<Request, Response>({
+      target: urls[name],
+      agent: agents[name],
+      proxyTimeout: config.UPSTREAM_TIMEOUT_MS,
+      // The service sees the Host the client used (links it builds name the public host).
+      changeOrigin: false,
+      // Send req.url as is (http-proxy would otherwise re-escape it with url.parse): the path
+      // the service verifies the principal signature against is then the path the gateway signed.
+      toProxy: true,
+      xfwd: false,
+      plugins: [sendForwardBody],
+      on: {
+        proxyReq: (proxyReq, req) => {
+          proxyReq.once('timeout', () => timedOut.add(req));
+        },
+        error: (err: NodeJS.ErrnoException, req, res) => {
+          const isTimeout = timedOut.has(req) || err.code === 'ETIMEDOUT';
+          const log = requestLogger(req) ?? logger;
+          log.error({ upstream: name, errCode: err.code, errMessage: err.message, timedOut: isTimeout }, 'upstream request failed');
+          if (!('status' in res)) return; // a socket (upgrade): nothing to answer
+          if (res.headersSent) {
+            res.destroy();
+            return;
+          }
+          sendProblem(res, isTimeout ? errors.gatewayTimeout() : errors.badGateway(), requestIdOf(req));
+        },
+      },
+    });
+  }
+  return proxies;
+}

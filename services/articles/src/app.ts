@@ -1,0 +1,27 @@
+import type { Express } from 'express';
+import { applyPolicy, createHttpApp, type Logger, type ReadinessCheck, type RouteDef } from '@restgate/shared';
+import type { ArticlesConfig } from './config';
+import type { ArticleRepository } from './domain/article.model';
+import { articleRoutes } from './http/article.routes';
+
+export interface AppDeps {
+  config: Pick<ArticlesConfig, 'PRINCIPAL_SECRET' | 'BODY_LIMIT' | 'ROUTE_POLICY'>;
+  logger: Logger;
+  articles: ArticleRepository;
+  /** What `/ready` checks: the database. */
+  readiness: ReadinessCheck[];
+}
+
+/** The articles HTTP app; connects nothing and listens nowhere. */
+export function createApp(deps: AppDeps): Express {
+  // The operator's overrides apply here, where the table is mounted, so tests see what production sees.
+  const routes = applyPolicy(articleRoutes({ articles: deps.articles }), deps.config.ROUTE_POLICY) as RouteDef[];
+  return createHttpApp({
+    name: 'articles',
+    logger: deps.logger,
+    routes,
+    principalSecret: deps.config.PRINCIPAL_SECRET,
+    readiness: deps.readiness,
+    bodyLimit: deps.config.BODY_LIMIT,
+  });
+}

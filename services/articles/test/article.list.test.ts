@@ -1,0 +1,333 @@
+import { aMarker, anArticleDoc, givenArticles, viewOf, type ArticleDoc } from './support/builders';
+import { call, parseLinks, startArticles, type TestService } from './support/harness';
+
+describe('GET /articles', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startArticles();
+  });
+  afterAll(async () => {
+    await svc.stop();
+  });
+
+  const list = (query: Record<string, string | number | undefined>) => call(svc.app, 'get', '/articles').query(query);
+  const ids = (rows: Array<{ id: string }>) => rows.map((row) => row.id);
+  const idsOf = (docs: ArticleDoc[]) => docs.map((doc) => doc._id.toHexString());
+
+  /** `n` articles with `marker` in the title, the first the oldest, one second apart. */
+  async function givenMarked(marker: string, n: number, overrides: (i: number) => Partial<ArticleDoc> = () => ({})): Promise<ArticleDoc[]> {
+    const start = Date.now() - 3_600_000;
+    return givenArticles(
+      svc.articles,
+      Array.from({ length: n }, (_, i) =>
+        anArticleDoc({ title: `${marker} #${i}`, createdAt: new Date(start + i * 1000), ...overrides(i) }),
+      ),
+    );
+  }
+
+  describe('defaults', () => {
+    test('when only q is given, then 200 with the first 30 newest first, the full count, X-Total-Count and Link', async () => {
+      const marker = aMarker();
+      const docs = await givenMarked(marker, 31);
+
+      const res = await list({ q: marker });
+
+      expect(res.status).toBe(200);
+      expect(res.body.count).toBe(31);
+      expect(ids(res.body.rows)).toEqual(idsOf(docs).reverse().slice(0, 30));
+      expect(res.body.rows[0]).toEqual(viewOf(docs[30]!));
+      expect(res.headers['x-total-count']).toBe('31');
+      const links = parseLinks(res.headers.link);
+      expect(Object.keys(links).sort()).toEqual(['first', 'last', 'next']);
+      expect(links.first!.pathname).toBe('/articles');
+      expect(links.first!.searchParams.get('q')).toBe(marker);
+      expect(links.first!.searchParams.get('page')).toBe('1');
+      expect(links.next!.searchParams.get('page')).toBe('2');
+      expect(links.last!.searchParams.get('page')).toBe('2');
+      expect(links.last!.searchParams.get('limit')).toBe('30');
+    });
+
+    test('when nothing matches, then 200 with count 0, no rows, and first = last = page 1', async () => {
+      const res = await list({ q: aMarker() });
+
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ count: 0, rows: [] });
+      expect(res.headers['x-total-count']).toBe('0');
+      const links = parseLinks(res.headers.link);
+      expect(Object.keys(links).sort()).toEqual(['first', 'last']);
+      expect(links.last!.searchParams.get('page')).toBe('1');
+    });
+
+    test('when the caller is anonymous and sends unknown or operator-looking parameters, then they are ignored', async () => {
+      const marker = aMarker();
+      const docs = await givenMarked(marker, 2);
+
+      const res = await call(svc.app, 'get', `/articles?q=${marker}&foo=bar&title[$ne]=x&q[$regex]=.*`);
+
+      expect(res.status).toBe(200);
+      expect(ids(res.body.rows)).toEqual(idsOf(docs).reverse());
+    });
+  });
+
+  describe('q', () => {
+    test('when q matches the title or the content, case-insensitively, then those articles come back', async () => {
+      const marker = aMarker();
+      const [inTitle, inContent] = await givenArticles(svc.articles, [
+        anArticleDoc({ title: `About ${marker.toUpperCase()}`, createdAt: new Date(Date.now() - 2000) }),
+        anArticleDoc({ content: `body mentions ${marker} here`, createdAt: new Date(Date.now() - 1000) }),
+        anArticleDoc({ title: 'unrelated', content: 'unrelated' }),
+      ]);
+
+      const res = await list({ q: marker });
+
+      expect(res.body.count).toBe(2);
+      expect(ids(res.body.rows)).toEqual(idsOf([inContent!, inTitle!]));
+    });
+
+    // Each decoy matches q read as a regex, and not q read as text.
+    test.each([
+      { special: '(a+)+$', decoy: 'xaaaa' },
+      { special: '.*', decoy: 'xyz' },
+      { special: '[x', decoy: 'x[' },
+      { special: 'a|b', decoy: 'b' },
+      { special: '\\d', decoy: 'x1' },
+      { special: '^?', decoy: 'x' },
+    ])('when q holds "$special", then its regex characters are literal text', async ({ special, decoy }) => {
+      const marker = aMarker();
+      const [literal] = await givenArticles(svc.articles, [
+        anArticleDoc({ title: `${marker} x${special}y` }),
+        anArticleDoc({ title: `${marker} ${decoy}` }),
+      ]);
+
+      const res = await list({ q: `${marker} x${special}` });
+
+      expect(res.status).toBe(200);
+      expect(res.body.count).toBe(1);
+      expect(ids(res.body.rows)).toEqual(idsOf([literal!]));
+    });
+
+    test('when q is the catastrophic pattern alone, then it is matched as text and the response is normal', async () => {
+      const marker = aMarker();
+      const [target] = await givenArticles(svc.articles, [
+        anArticleDoc({ title: `${marker} aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!`, content: 'see (a+)+$ above' }),
+      ]);
+
+      const res = await list({ q: '(a+)+$', fields: 'title' });
+
+      expect(res.status).toBe(200);
+      expect(ids(res.body.rows)).toContain(target!._id.toHexString());
+      expect(res.body.rows.every((r: { title: string }) => typeof r.title === 'string')).toBe(true);
+    });
+
+    test('when q has a raw "?" in the URL, then it is searched as text and Link keeps it', async () => {
+      const marker = aMarker();
+      const [target] = await givenArticles(svc.articles, [anArticleDoc({ title: `${marker} why? because` })]);
+
+      const res = await call(svc.app, 'get', `/articles?q=${marker}%20why?&limit=5`);
+
+      expect(res.status).toBe(200);
+      expect(ids(res.body.rows)).toEqual(idsOf([target!]));
+      expect(parseLinks(res.headers.link).first!.searchParams.get('q')).toBe(`${marker} why?`);
+    });
+
+    test('when q is empty, then it does not filter', async () => {
+      await givenMarked(aMarker(), 2);
+
+      const res = await list({ q: '', limit: 1 });
+
+      expect(res.status).toBe(200);
+      expect(res.body.rows).toHaveLength(1);
+      expect(res.body.count).toBeGreaterThanOrEqual(2);
+    });
+  });
+
+  describe('page and limit', () => {
+    test('when limit=2, then pages hold 2 rows each, in order, without overlap, and Link has first/prev/next/last', async () => {
+      const marker = aMarker();
+      const newestFirst = idsOf(await givenMarked(marker, 5)).reverse();
+
+      const pages = await Promise.all([1, 2, 3].map((page) => list({ q: marker, limit: 2, page })));
+
+      expect(pages.map((res) => ids(res.body.rows))).toEqual([newestFirst.slice(0, 2), newestFirst.slice(2, 4), newestFirst.slice(4)]);
+      expect(pages.map((res) => res.body.count)).toEqual([5, 5, 5]);
+      const middle = parseLinks(pages[1]!.headers.link);
+      expect(Object.fromEntries(Object.entries(middle).map(([rel, url]) => [rel, url.searchParams.get('page')]))).toEqual({
+        first: '1',
+        prev: '1',
+        next: '3',
+        last: '3',
+      });
+      expect(middle.next!.searchParams.get('limit')).toBe('2');
+      expect(Object.keys(parseLinks(pages[2]!.headers.link)).sort()).toEqual(['first', 'last', 'prev']);
+    });
+
+    test('when the page is past the end, then 200 with no rows, the right count, and prev pointing at the last page', async () => {
+      const marker = aMarker();
+      await givenMarked(marker, 3);
+
+      const res = await list({ q: marker, limit: 2, page: 7 });
+
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ count: 3, rows: [] });
+      expect(res.headers['x-total-count']).toBe('3');
+      const links = parseLinks(res.headers.link);
+      expect(links.prev!.searchParams.get('page')).toBe('2');
+      expect(links.last!.searchParams.get('page')).toBe('2');
+      expect(links.next).toBeUndefined();
+    });
+
+    test('when limit=100 and limit=1, then both bounds are accepted', async () => {
+      const marker = aMarker();
+      await givenMarked(marker, 2);
+
+      const [hundred, one] = await Promise.all([list({ q: marker, limit: 100 }), list({ q: marker, limit: 1 })]);
+
+      expect(hundred.status).toBe(200);
+      expect(hundred.body.rows).toHaveLength(2);
+      expect(one.status).toBe(200);
+      expect(one.body.rows).toHaveLength(1);
+      expect(one.body.count).toBe(2);
+    });
+  });
+
+  describe('sort', () => {
+    test('when sort=title and sort=-title, then rows are ordered by title ascending and descending', async () => {
+      const marker = aMarker();
+      const docs = await givenArticles(
+        svc.articles,
+        ['b', 'c', 'a'].map((letter, i) => anArticleDoc({ title: `${marker} ${letter}`, createdAt: new Date(Date.now() - i * 1000) })),
+      );
+      const [b, c, a] = docs;
+
+      const [asc, desc] = await Promise.all([list({ q: marker, sort: 'title' }), list({ q: marker, sort: '-title' })]);
+
+      expect(ids(asc.body.rows)).toEqual(idsOf([a!, b!, c!]));
+      expect(ids(desc.body.rows)).toEqual(idsOf([c!, b!, a!]));
+    });
+
+    test('when sort=createdAt, then oldest first; sort=-updatedAt, then most recently updated first', async () => {
+      const marker = aMarker();
+      const now = Date.now();
+      const docs = await givenMarked(marker, 3, (i) => ({ updatedAt: new Date(now - i * 5000) }));
+
+      const [byCreated, byUpdated] = await Promise.all([list({ q: marker, sort: 'createdAt' }), list({ q: marker, sort: '-updatedAt' })]);
+
+      expect(ids(byCreated.body.rows)).toEqual(idsOf(docs));
+      expect(ids(byUpdated.body.rows)).toEqual(idsOf(docs));
+    });
+
+    test('when sort names two fields, then the second breaks ties of the first', async () => {
+      const marker = aMarker();
+      const t = new Date(Date.now() - 10_000);
+      const [x1, x2, y] = await givenArticles(svc.articles, [
+        anArticleDoc({ title: `${marker} x`, createdAt: new Date(t.getTime() - 1000) }),
+        anArticleDoc({ title: `${marker} x`, createdAt: t }),
+        anArticleDoc({ title: `${marker} y`, createdAt: new Date(t.getTime() - 5000) }),
+      ]);
+
+      const res = await list({ q: marker, sort: 'title,-createdAt' });
+
+      expect(ids(res.body.rows)).toEqual(idsOf([x2!, x1!, y!]));
+    });
+  });
+
+  describe('fields', () => {
+    test('when fields=title, then rows hold only id and title', async () => {
+      const marker = aMarker();
+      const [doc] = await givenMarked(marker, 1);
+
+      const res = await list({ q: marker, fields: 'title' });
+
+      expect(res.status).toBe(200);
+      expect(res.body.rows).toEqual([{ id: doc!._id.toHexString(), title: doc!.title }]);
+    });
+
+    test('when fields=user,createdAt,updatedAt, then rows hold id and those fields, rendered as in the view', async () => {
+      const marker = aMarker();
+      const [doc] = await givenMarked(marker, 1);
+
+      const res = await list({ q: marker, fields: 'user, createdAt,updatedAt' });
+
+      const { title: _t, content: _c, ...expected } = viewOf(doc!);
+      expect(res.body.rows).toEqual([expected]);
+    });
+
+    test('when fields=id, then rows hold only the id', async () => {
+      const marker = aMarker();
+      const [doc] = await givenMarked(marker, 1);
+
+      const res = await list({ q: marker, fields: 'id' });
+
+      expect(res.body.rows).toEqual([{ id: doc!._id.toHexString() }]);
+    });
+  });
+
+  describe('limits', () => {
+    test.each([
+      { case: 'limit=101', query: { limit: 101 }, param: 'limit' },
+      { case: 'limit=0', query: { limit: 0 }, param: 'limit' },
+      { case: 'limit=abc', query: { limit: 'abc' }, param: 'limit' },
+      { case: 'page=0', query: { page: 0 }, param: 'page' },
+      { case: 'page=1.5', query: { page: '1.5' }, param: 'page' },
+      { case: 'page=335 with limit 30: (335 − 1) × 30 = 10 020 > 10 000', query: { page: 335 }, param: 'page' },
+      { case: 'sort=password', query: { sort: 'password' }, param: 'sort' },
+      { case: 'sort=-content (not sortable)', query: { sort: '-content' }, param: 'sort' },
+      { case: 'sort=', query: { sort: '' }, param: 'sort' },
+      { case: 'fields=password', query: { fields: 'password' }, param: 'fields' },
+      { case: 'fields=title,_id', query: { fields: 'title,_id' }, param: 'fields' },
+      { case: 'q of 101 characters', query: { q: 'q'.repeat(101) }, param: 'q' },
+    ])('when $case, then 400 naming $param', async ({ query, param }) => {
+      const res = await list(query);
+
+      expect(res.status).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ code: 'validation_failed', param, message: expect.any(String) });
+    });
+
+    test('when q is repeated, then 400 naming q', async () => {
+      const res = await call(svc.app, 'get', '/articles?q=a&q=b');
+
+      expect(res.status).toBe(400);
+      expect(res.body.param).toBe('q');
+    });
+
+    test('when page=334 with limit 30, the deepest allowed ((334 − 1) × 30 = 9 990), then 200', async () => {
+      const res = await list({ q: aMarker(), page: 334 });
+
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ count: 0, rows: [] });
+    });
+
+    test('when q is exactly 100 characters, then 200', async () => {
+      const res = await list({ q: 'q'.repeat(100) });
+
+      expect(res.status).toBe(200);
+    });
+  });
+
+  describe('Link', () => {
+    test('when the request carries access_token in the query, then no link repeats it', async () => {
+      const marker = aMarker();
+      await givenMarked(marker, 3);
+
+      const res = await list({ q: marker, limit: 1, page: 2, access_token: 'secret-token-value' });
+
+      expect(res.status).toBe(200);
+      expect(res.headers.link).not.toContain('access_token');
+      expect(res.headers.link).not.toContain('secret-token-value');
+      expect(Object.keys(parseLinks(res.headers.link)).sort()).toEqual(['first', 'last', 'next', 'prev']);
+    });
+
+    test('when sort and fields are given, then links keep them', async () => {
+      const marker = aMarker();
+      await givenMarked(marker, 3);
+
+      const res = await list({ q: marker, limit: 1, sort: '-title', fields: 'title' });
+
+      const next = parseLinks(res.headers.link).next!;
+      expect(next.searchParams.get('sort')).toBe('-title');
+      expect(next.searchParams.get('fields')).toBe('title');
+      expect(next.searchParams.get('q')).toBe(marker);
+    });
+  });
+});
