@@ -3,9 +3,10 @@ import { createHttpApp, type Logger } from '@restgate/shared';
 import { createAuthenticator } from './authenticate';
 import type { GatewayConfig } from './config';
 import { corsFor } from './cors';
+import { createDocsRouter } from './docs';
 import { createGate } from './gate';
 import { createPolicyMatcher, effectivePolicy, unknownOverrides } from './policy';
-import { createUpstreamProxies, upstreamReadiness, type UpstreamAgents } from './proxy';
+import { createUpstreamProxies, upstreamReadiness, upstreamUrls, type UpstreamAgents } from './proxy';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -43,6 +44,15 @@ export function createApp({ config, logger, agents }: GatewayDeps): Express {
     parseBodies: false,
     configure: (app) => {
       if (cors) app.use(cors);
+      // Docs first: every path the policy table doesn't route is a 404 at the gate.
+      app.use(
+        createDocsRouter({
+          upstreams: upstreamUrls(config),
+          policy: table,
+          logger,
+          timeoutMs: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000),
+        }),
+      );
       app.use(gate);
     },
   });

@@ -4,6 +4,7 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { errors } from './errors';
 import { mountHealth, type ReadinessCheck } from './health';
+import { buildOpenApiPart, type OpenApiDocument } from './openapi';
 import { problemHandler } from './problem';
 import { requestIdFor } from './request-id';
 import { mountRoutes, type RouteDef } from './routes';
@@ -12,8 +13,10 @@ export interface HttpAppOptions {
   logger: Logger;
   /** Dependencies `/ready` checks. */
   readiness?: ReadinessCheck[];
-  /** The service's route table. */
+  /** The service's route table; also served as the service's OpenAPI part at `GET /openapi.json`. */
   routes?: RouteDef[];
+  /** The service's name: the title of its OpenAPI part. */
+  name?: string;
   /** Secret to verify the gateway's principal header; required with `routes`. */
   principalSecret?: string;
   bodyLimit?: string;
@@ -65,6 +68,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   }
   if (options.routes) {
     if (!options.principalSecret) throw new Error('createHttpApp: routes need principalSecret');
+    mountOpenApi(app, options.routes, options.name);
     mountRoutes(app, options.routes, { principalSecret: options.principalSecret });
   }
   options.configure?.(app);
@@ -73,7 +77,25 @@ export function createHttpApp(options: HttpAppOptions): Express {
   return app;
 }
 
+/** `GET /openapi.json`: the service's part, built on first request (so app creation stays cheap). */
+function mountOpenApi(app: Express, routes: RouteDef[], name = 'restgate service'): void {
+  let part: OpenApiDocument | undefined;
+  app.get('/openapi.json', (_req, res) => {
+    part ??= buildOpenApiPart(routes, { title: name });
+    res.json(part);
+  });
+}
+
 /** Hides credentials that travel in the query string. */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]access_token=)[^&]*/gi, '$1[redacted]');
+  // Names are compared decoded: `access%5Ftoken` is the same parameter to the gateway.
+  return url.replace(/([?&])([^=&]*)=([^&]*)/g, (pair, sep: string, name: string) => {
+    let decoded = name;
+    try {
+      decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+    } catch {
+      // a malformed escape is not access_token; keep the pair as it is
+    }
+    return decoded.toLowerCase() === 'access_token' ? `${sep}${name}=[redacted]` : pair;
+  });
 }

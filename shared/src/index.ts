@@ -35,3 +35,23 @@ export {
   type ListingQuery,
   type ListingSpec,
 } from './listing';
+export {
+  addErrorResponses,
+  API_DESCRIPTION,
+  API_VERSION,
+  applyAccessLevel,
+  baseComponents,
+  buildOpenApiPart,
+  buildOperation,
+  joiToJsonSchema,
+  OPENAPI_VERSION,
+  openApiPath,
+  type JsonSchema,
+  type OpenApiComponents,
+  type OpenApiDocument,
+  type OpenApiInfo,
+  type OpenApiOperation,
+  type OpenApiParameter,
+  type OpenApiPathItem,
+  type OpenApiResponse,
+} from './openapi';

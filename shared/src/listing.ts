@@ -21,8 +21,12 @@ export interface ListingQuery {
 export const LISTING_LIMITS = { maxQ: 100, defaultLimit: 30, maxLimit: 100, maxOffset: 10_000 } as const;
 
 function commaList(allowed: string[], param: string, allowDescending: boolean) {
+  const description = allowDescending
+    ? `Comma list of ${allowed.join(', ')}; prefix a field with - for descending order.`
+    : `Comma list of fields to return, of ${allowed.join(', ')}; id always comes back.`;
   return Joi.string()
     .max(500)
+    .description(description)
     .custom((value: string, helpers) => {
       const items = value.split(',').map((s) => s.trim()).filter(Boolean);
       if (items.length === 0) return helpers.message({ custom: `${param} must name at least one field` });

@@ -14,6 +14,7 @@ export interface AppDeps {
 /** The identity HTTP app. Connects to nothing and listens nowhere. */
 export function createApp(deps: AppDeps): Express {
   return createHttpApp({
+    name: 'identity',
     logger: deps.logger,
     routes: deps.routes,
     principalSecret: deps.config.PRINCIPAL_SECRET,

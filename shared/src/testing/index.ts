@@ -31,3 +31,5 @@ export function testMongoUrl(): string {
 export function uniqueDbName(service: string): string {
   return `test_${service}_${uniqueSuffix()}`;
 }
+
+export { findOperation, responseMatches, validateOpenApiDocument, type OpenApiValidation, type ResponseCheck } from './openapi-check';

@@ -1,0 +1,564 @@
+import type Joi from 'joi';
+import parseJoi from 'joi-to-json';
+import { errors, type AppError } from './errors';
+import { LISTING_LIMITS } from './listing';
+import { toProblem } from './problem';
+import type { AccessLevel, HttpMethod, RouteDef } from './routes';
+
+/**
+ * OpenAPI 3.1 from the route tables: each service builds its part from the same rows (and joi
+ * schemas) that route and validate its requests; the gateway merges the parts. Everything that
+ * depends on an access level comes from `applyAccessLevel`, so the gateway can re-apply its own.
+ */
+
+export type JsonSchema = { [keyword: string]: unknown };
+export type OpenApiRef = { $ref: string };
+
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description?: string;
+}
+
+export interface OpenApiParameter {
+  name: string;
+  in: 'query' | 'path' | 'header';
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
+  example?: unknown;
+}
+
+export interface OpenApiMediaType {
+  schema: JsonSchema;
+  example?: unknown;
+  examples?: Record<string, { summary?: string; value: unknown }>;
+}
+
+export interface OpenApiResponse {
+  description: string;
+  headers?: Record<string, OpenApiRef | { description?: string; schema: JsonSchema }>;
+  content?: Record<string, OpenApiMediaType>;
+}
+
+export type SecurityRequirement = Record<string, string[]>;
+
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  parameters?: OpenApiParameter[];
+  requestBody?: { required: boolean; content: Record<string, OpenApiMediaType> };
+  responses: Record<string, OpenApiResponse | OpenApiRef>;
+  security: SecurityRequirement[];
+  /** The level the security requirement was built from. */
+  'x-restgate-level': AccessLevel;
+  /** Set by the gateway on a route it serves that no upstream described. */
+  'x-restgate-undocumented'?: true;
+}
+
+export type OpenApiPathItem = Partial<Record<HttpMethod, OpenApiOperation>>;
+
+export interface OpenApiComponents {
+  schemas: Record<string, JsonSchema>;
+  securitySchemes: Record<string, JsonSchema>;
+  responses: Record<string, OpenApiResponse>;
+  headers: Record<string, { description?: string; schema: JsonSchema }>;
+}
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: OpenApiInfo;
+  servers?: Array<{ url: string; description?: string }>;
+  tags?: Array<{ name: string; description?: string }>;
+  paths: Record<string, OpenApiPathItem>;
+  components: OpenApiComponents;
+  [extension: `x-${string}`]: unknown;
+}
+
+export const OPENAPI_VERSION = '3.1.0';
+export const API_VERSION = '0.1.0';
+const BODY_CONTENT_TYPES = ['application/x-www-form-urlencoded', 'application/json'] as const;
+const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+/** What the whole API promises, shown at the top of the docs page. */
+export const API_DESCRIPTION = `restgate: users, sign-in with signed tokens, password resets, social login and example resources, behind one gateway.
+
+## Requests
+Bodies are \`application/x-www-form-urlencoded\` (the primary form, parsed flat) or \`application/json\`, on every endpoint.
+Send the credential in exactly one place: \`access_token\` in the query string or the body, or \`Authorization: Bearer <token>\`
+(a credential in two places is a 400). \`X-Request-Id\` is accepted when well formed, otherwise generated, and echoed on every response.
+
+## Access levels
+| level | who passes | security scheme |
+|---|---|---|
+| public | anyone | none |
+| master | the master key | \`masterKey\` |
+| user | a valid user token, any role | \`userToken\` |
+| admin | a valid user token whose role is \`admin\` | \`admin\` |
+| basic | HTTP Basic e-mail and password of the user concerned | \`basic\` |
+| master+basic | the master key (in \`access_token\`) and HTTP Basic | \`masterKey\` and \`basic\` |
+| provider | a social provider's access token, passed through | \`providerToken\` |
+
+Levels do not nest: the master key is not an admin token and an admin token is not the master key.
+Operators can change the level of any route; this document shows the levels in force.
+
+## Errors
+Every error is \`application/problem+json\` (RFC 9457): \`type\`, \`title\`, \`status\`, \`detail\`, plus \`code\` (stable,
+machine-readable) and \`requestId\`. Validation errors also carry \`param\` (the first failing field), \`message\` and \`errors\`
+(every failure: \`{ param, message, rule }\`). 401 comes with \`WWW-Authenticate\`, 429 and 503 with \`Retry-After\`.
+No error contains a stack trace, a secret or a database message.
+
+## Listings
+\`q\` (substring search, at most ${LISTING_LIMITS.maxQ} characters), \`page\` (from 1; \`(page − 1) × limit\` at most ${LISTING_LIMITS.maxOffset}),
+\`limit\` (${LISTING_LIMITS.defaultLimit} by default, 1 to ${LISTING_LIMITS.maxLimit}), \`sort\` (comma list, \`-\` for descending), \`fields\` (comma list; \`id\` always comes back).
+A listing answers \`{ count, rows }\` with \`X-Total-Count\` and an RFC 8288 \`Link\` header.`;
+
+const LEVEL_TEXT: Record<AccessLevel, string> = {
+  public: 'public — anyone.',
+  master: 'master — the master key.',
+  user: 'user — a valid user token, any role.',
+  admin: 'admin — a user token whose role is `admin`.',
+  basic: 'basic — HTTP Basic e-mail and password of the user concerned.',
+  'master+basic': 'master+basic — the master key in `access_token` and HTTP Basic e-mail and password.',
+  provider: "provider — the social provider's access token (`access_token` or Bearer), passed through.",
+};
+
+const LEVEL_SECURITY: Record<AccessLevel, SecurityRequirement[]> = {
+  public: [],
+  master: [{ masterKey: [] }],
+  user: [{ userToken: [] }],
+  admin: [{ admin: [] }],
+  basic: [{ basic: [] }],
+  'master+basic': [{ masterKey: [], basic: [] }],
+  provider: [{ providerToken: [] }],
+};
+
+const EXAMPLE_REQUEST_ID = '0b8f2c4e-6a3d-4e59-9a7b-2f1c8d9e0a11';
+
+const ref = (kind: 'schemas' | 'responses' | 'headers', name: string): OpenApiRef => ({ $ref: `#/components/${kind}/${name}` });
+const problemExample = (err: AppError) => toProblem(err, EXAMPLE_REQUEST_ID);
+
+/** Reusable error responses, by status; the examples are what the error catalogue really sends. */
+const ERROR_RESPONSES: Record<string, { name: string; description: string; examples: AppError[]; headers?: string[] }> = {
+  400: {
+    name: 'BadRequest',
+    description: 'Invalid body or query (validation), a malformed body, or a credential given in two places.',
+    examples: [
+      errors.validation([{ param: 'email', message: 'email must be a valid email', rule: 'string.email' }]),
+      errors.credentialAmbiguous(),
+    ],
+  },
+  401: {
+    name: 'Unauthorized',
+    description: 'Credential missing, wrong, malformed or expired; or wrong HTTP Basic e-mail or password.',
+    examples: [
+      errors.unauthorized('This route needs a credential.', false),
+      errors.unauthorized('The token has expired.', true),
+      errors.basicUnauthorized(),
+    ],
+    headers: ['WWW-Authenticate'],
+  },
+  403: { name: 'Forbidden', description: 'A valid credential that may not do this.', examples: [errors.forbidden()] },
+  404: { name: 'NotFound', description: 'No such resource (also for an id that is not well formed).', examples: [errors.notFound()] },
+  409: {
+    name: 'Conflict',
+    description: 'Conflicts with an existing resource.',
+    examples: [errors.conflict('email', 'The e-mail is already registered.')],
+  },
+  413: { name: 'PayloadTooLarge', description: 'The body is larger than allowed.', examples: [errors.payloadTooLarge()] },
+  415: { name: 'UnsupportedMediaType', description: 'The body is neither a form nor JSON.', examples: [errors.unsupportedMediaType()] },
+  429: {
+    name: 'TooManyRequests',
+    description: 'Rate limited; retry after `Retry-After` seconds.',
+    examples: [errors.tooManyRequests(30)],
+    headers: ['Retry-After'],
+  },
+  500: {
+    name: 'InternalError',
+    description: 'Something unexpected; details only in the log, under the request id.',
+    examples: [errors.internal()],
+  },
+  502: { name: 'BadGateway', description: 'An upstream service failed.', examples: [errors.badGateway()] },
+  503: {
+    name: 'ServiceUnavailable',
+    description: 'A dependency (database, broker, upstream) is unavailable.',
+    examples: [errors.unavailable()],
+    headers: ['Retry-After'],
+  },
+  504: { name: 'GatewayTimeout', description: 'An upstream service did not answer in time.', examples: [errors.gatewayTimeout()] },
+};
+
+/** The components every part and the merged document share. */
+export function baseComponents(): OpenApiComponents {
+  const fieldError: JsonSchema = {
+    type: 'object',
+    required: ['param', 'message', 'rule'],
+    properties: {
+      param: { type: 'string', description: 'The failing field (a dotted path), or `body`/`query`/`params`.' },
+      message: { type: 'string', description: 'What is wrong, in words.' },
+      rule: { type: 'string', description: 'The rule that failed, e.g. `string.email`.' },
+    },
+  };
+  const problem: JsonSchema = {
+    type: 'object',
+    description: 'An RFC 9457 problem.',
+    required: ['type', 'title', 'status', 'detail', 'code'],
+    properties: {
+      type: { type: 'string', description: '`urn:restgate:problem:<code>`.' },
+      title: { type: 'string' },
+      status: { type: 'integer', minimum: 400, maximum: 599 },
+      detail: { type: 'string' },
+      code: { type: 'string', description: 'Stable machine-readable error code.' },
+      requestId: { type: 'string', description: 'The request id (also in `X-Request-Id`).' },
+      param: { type: 'string', description: 'Validation and conflicts: the first failing field.' },
+      message: { type: 'string', description: 'Validation and conflicts: what is wrong with `param`.' },
+      errors: { type: 'array', items: ref('schemas', 'FieldError'), description: 'Validation: every failure.' },
+    },
+    examples: [problemExample(errors.notFound())],
+  };
+  const responses: Record<string, OpenApiResponse> = {};
+  for (const doc of Object.values(ERROR_RESPONSES)) {
+    // X-Request-Id is on every response too; on errors the body's `requestId` already shows it.
+    const headers = Object.fromEntries((doc.headers ?? []).map((header) => [header, ref('headers', header.replace(/-/g, ''))]));
+    responses[doc.name] = {
+      description: doc.description,
+      ...(Object.keys(headers).length ? { headers } : {}),
+      content: {
+        [PROBLEM_MEDIA_TYPE]: {
+          schema: ref('schemas', 'Problem'),
+          examples: Object.fromEntries(doc.examples.map((err) => [err.code, { summary: err.detail, value: problemExample(err) }])),
+        },
+      },
+    };
+  }
+  return {
+    schemas: { Problem: problem, FieldError: fieldError },
+    securitySchemes: {
+      masterKey: {
+        type: 'apiKey',
+        in: 'query',
+        name: 'access_token',
+        description:
+          'The master key. Also accepted as `access_token` in a form or JSON body, or as `Authorization: Bearer <key>` (not on routes that use HTTP Basic); give it in one place only.',
+      },
+      userToken: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          'A user token from `POST /auth` (JWT, HS256, expires). Also accepted as `access_token` in the query string or the body.',
+      },
+      admin: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'A user token whose role is `admin`. Also accepted as `access_token` in the query string or the body.',
+      },
+      basic: { type: 'http', scheme: 'basic', description: 'HTTP Basic: e-mail and password of the user concerned.' },
+      providerToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description: "The social provider's access token (also accepted as `access_token`); the gateway passes it through untouched.",
+      },
+    },
+    responses,
+    headers: {
+      RequestId: { description: 'The request id: the client’s when well formed, otherwise generated.', schema: { type: 'string' } },
+      WWWAuthenticate: {
+        description:
+          '`Bearer realm="restgate"` (with `error="invalid_token"` when a token was presented), or `Basic realm="restgate"` on Basic routes.',
+        schema: { type: 'string' },
+      },
+      RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+      XTotalCount: { description: 'How many rows match, ignoring paging.', schema: { type: 'integer' } },
+      Link: { description: 'RFC 8288 links: `first`, `prev`, `next`, `last`.', schema: { type: 'string' } },
+    },
+  };
+}
+
+/** `/users/:id/password` → `/users/{id}/password`. */
+export function openApiPath(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function pathParamNames(expressPath: string): string[] {
+  return [...expressPath.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+}
+
+function operationId(method: HttpMethod, expressPath: string): string {
+  const words = expressPath
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => (segment.startsWith(':') ? `By-${segment.slice(1)}` : segment))
+    .flatMap((segment) => segment.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean);
+  return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+const NUMERIC_KEYWORDS = [
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+];
+
+const isObject = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isJoiReference = (value: unknown) => isObject(value) && ('ref' in value || 'special' in value || 'function' in value);
+/** Keywords whose values are data, not schemas: never rewritten. */
+const VALUE_KEYWORDS = new Set(['examples', 'example', 'default', 'enum', 'const']);
+
+const mapValues = (record: JsonSchema, fn: (value: unknown) => unknown): JsonSchema =>
+  Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value)]));
+
+/**
+ * Makes the converter's output valid JSON Schema: joi limits given as references to other keys
+ * (`page` ≤ f(`limit`)) have no JSON Schema form, so they become a sentence in the description.
+ */
+function sanitize(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(sanitize);
+  if (!isObject(schema)) return schema;
+  const out: JsonSchema = {};
+  const notes: string[] = [];
+  for (const [key, value] of Object.entries(schema)) {
+    if (NUMERIC_KEYWORDS.includes(key) && typeof value !== 'number') {
+      const path = isObject(value) && isObject(value.ref) && Array.isArray(value.ref.path) ? value.ref.path.join('.') : 'another parameter';
+      notes.push(`${key} depends on \`${path}\``);
+      continue;
+    }
+    if (key === 'default' && isJoiReference(value)) continue;
+    out[key] = VALUE_KEYWORDS.has(key) ? value : key === 'properties' && isObject(value) ? mapValues(value, sanitize) : sanitize(value);
+  }
+  if (notes.length) out.description = [out.description, `(${notes.join('; ')}.)`].filter(Boolean).join(' ');
+  return out;
+}
+
+const DEPENDS_NOTE = /\s*\([^()]* depends on [^()]*\.\)/g;
+
+/** Requests drop unknown keys (`stripUnknown`) rather than reject them, so the request schemas say so. */
+function allowUnknown(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(allowUnknown);
+  if (!isObject(schema)) return schema;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'additionalProperties' && value === false) continue;
+    out[key] = VALUE_KEYWORDS.has(key)
+      ? value
+      : key === 'properties' && isObject(value)
+        ? mapValues(value, allowUnknown)
+        : allowUnknown(value);
+  }
+  return out;
+}
+
+/**
+ * JSON Schema (2020-12, as OpenAPI 3.1 uses it) for a joi schema, through `joi-to-json`.
+ * Shared schemas (`.id()` + `.link()`) land in `components`.
+ */
+export function joiToJsonSchema(schema: Joi.Schema, components?: OpenApiComponents): JsonSchema {
+  const shared: Record<string, unknown> = {};
+  const converted = parseJoi(schema as unknown as Parameters<typeof parseJoi>[0], 'open-api-3.1', shared) as JsonSchema;
+  const { schemas: linked, ...rest } = converted;
+  if (components && isObject(linked)) {
+    for (const [name, value] of Object.entries(linked)) components.schemas[name] ??= sanitize(value) as JsonSchema;
+  }
+  return sanitize(rest) as JsonSchema;
+}
+
+function firstExample(schema: JsonSchema): unknown {
+  return Array.isArray(schema.examples) && schema.examples.length > 0 ? schema.examples[0] : undefined;
+}
+
+/** Listing parameters are built by `listingQuerySchema`; these say what its custom rules do. */
+const LISTING_PARAM_TEXT: Record<string, string> = {
+  q: `Case-insensitive substring search over the resource's searchable fields; regex characters are literal. At most ${LISTING_LIMITS.maxQ} characters.`,
+  page: `1-based page number; \`(page − 1) × limit\` may be at most ${LISTING_LIMITS.maxOffset}.`,
+  limit: `Page size, 1 to ${LISTING_LIMITS.maxLimit}.`,
+  sort: 'Comma list of sortable fields; `-` before a field sorts descending. A field that is not allowed is a 400 naming `sort`.',
+  fields: 'Comma list of fields to return (`id` always comes back). A field that is not allowed is a 400 naming `fields`.',
+};
+
+function isListing(query: JsonSchema | undefined): boolean {
+  return isObject(query?.properties) && 'page' in query.properties && 'limit' in query.properties;
+}
+
+function parametersOf(route: RouteDef, components: OpenApiComponents): { parameters: OpenApiParameter[]; listing: boolean } {
+  const parameters: OpenApiParameter[] = [];
+  const params = route.schemas?.params ? joiToJsonSchema(route.schemas.params, components) : undefined;
+  for (const name of pathParamNames(route.path)) {
+    const schema = (
+      isObject(params?.properties) && isObject(params.properties[name]) ? params.properties[name] : { type: 'string' }
+    ) as JsonSchema;
+    parameters.push(parameter(name, 'path', true, schema));
+  }
+  const query = route.schemas?.query ? joiToJsonSchema(route.schemas.query, components) : undefined;
+  const listing = isListing(query);
+  const required = new Set(Array.isArray(query?.required) ? (query.required as string[]) : []);
+  for (const [name, schema] of Object.entries(isObject(query?.properties) ? query.properties : {})) {
+    const param = parameter(name, 'query', required.has(name), schema as JsonSchema);
+    // The listing text already says what the notes about reference-bound limits would.
+    const ownText = param.description?.replace(DEPENDS_NOTE, '').trim();
+    if (listing && !ownText && LISTING_PARAM_TEXT[name]) param.description = LISTING_PARAM_TEXT[name];
+    parameters.push(param);
+  }
+  return { parameters, listing };
+}
+
+function parameter(name: string, where: 'path' | 'query', required: boolean, schema: JsonSchema): OpenApiParameter {
+  const { description, ...rest } = schema;
+  const param: OpenApiParameter = { name, in: where, required, schema: rest };
+  if (typeof description === 'string') param.description = description;
+  const example = firstExample(schema);
+  if (example !== undefined) param.example = example;
+  return param;
+}
+
+function requestBodyOf(route: RouteDef, components: OpenApiComponents): OpenApiOperation['requestBody'] {
+  if (!route.schemas?.body) return undefined;
+  const schema = allowUnknown(joiToJsonSchema(route.schemas.body, components)) as JsonSchema;
+  const example = firstExample(schema);
+  const media: OpenApiMediaType = example === undefined ? { schema } : { schema, example };
+  return {
+    required: Array.isArray(schema.required) && schema.required.length > 0,
+    content: Object.fromEntries(BODY_CONTENT_TYPES.map((type) => [type, media])),
+  };
+}
+
+function successResponse(
+  description: string,
+  schema: Joi.Schema | undefined,
+  listing: boolean,
+  components: OpenApiComponents,
+): OpenApiResponse {
+  const response: OpenApiResponse = { description, headers: { 'X-Request-Id': ref('headers', 'RequestId') } };
+  if (listing) Object.assign(response.headers!, { 'X-Total-Count': ref('headers', 'XTotalCount'), Link: ref('headers', 'Link') });
+  if (schema) {
+    const json = joiToJsonSchema(schema, components);
+    const example = firstExample(json);
+    response.content = { 'application/json': example === undefined ? { schema: json } : { schema: json, example } };
+  }
+  return response;
+}
+
+function errorResponse(
+  status: string,
+  description: string | undefined,
+  schema: Joi.Schema | undefined,
+  components: OpenApiComponents,
+): OpenApiResponse | OpenApiRef {
+  const shared = ERROR_RESPONSES[status];
+  if (!description && !schema && shared) return ref('responses', shared.name);
+  const base = shared ? components.responses[shared.name] : undefined;
+  const media = base?.content?.[PROBLEM_MEDIA_TYPE];
+  return {
+    description: description ?? shared?.description ?? 'Error.',
+    ...(base?.headers ? { headers: base.headers } : {}),
+    content: {
+      [PROBLEM_MEDIA_TYPE]: schema
+        ? { schema: joiToJsonSchema(schema, components) }
+        : { schema: ref('schemas', 'Problem'), ...(media?.examples ? { examples: media.examples } : {}) },
+    },
+  };
+}
+
+/**
+ * Sets everything on an operation that follows from its access level: the security requirement,
+ * the level line of the description, and the 401/403 responses. The gateway calls it with the
+ * level in force when it differs from the one the service documented.
+ */
+export function applyAccessLevel(operation: OpenApiOperation, level: AccessLevel): OpenApiOperation {
+  const changed = operation['x-restgate-level'] !== level;
+  const description = (operation.description ?? '').replace(/^\*\*Access:\*\*[^\n]*\n?\n?/, '');
+  const responses = { ...operation.responses };
+  if (changed) {
+    delete responses['401'];
+    delete responses['403'];
+  }
+  if (level !== 'public') responses['401'] ??= ref('responses', 'Unauthorized');
+  if (level !== 'public' && level !== 'provider') responses['403'] ??= ref('responses', 'Forbidden');
+  return {
+    ...operation,
+    description: `**Access:** ${LEVEL_TEXT[level]}${description ? `\n\n${description}` : ''}`,
+    security: LEVEL_SECURITY[level].map((requirement) => ({ ...requirement })),
+    responses: sortResponses(responses),
+    'x-restgate-level': level,
+  };
+}
+
+/** Adds shared error responses an operation does not list yet. */
+export function addErrorResponses(operation: OpenApiOperation, statuses: number[]): OpenApiOperation {
+  const responses = { ...operation.responses };
+  for (const status of statuses) responses[String(status)] ??= ref('responses', ERROR_RESPONSES[String(status)]!.name);
+  return { ...operation, responses: sortResponses(responses) };
+}
+
+function sortResponses<T>(responses: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The operation for one route-table row. */
+export function buildOperation(route: RouteDef, components: OpenApiComponents): OpenApiOperation {
+  const { parameters, listing } = parametersOf(route, components);
+  const requestBody = requestBodyOf(route, components);
+  const declared = Object.entries(route.responses ?? {});
+  const responses: OpenApiOperation['responses'] = {};
+  for (const [status, doc] of declared) {
+    responses[status] =
+      Number(status) < 400
+        ? successResponse(doc.description, doc.schema, listing, components)
+        : errorResponse(status, doc.description, doc.schema, components);
+  }
+  if (!declared.some(([status]) => Number(status) < 400)) responses['2XX'] = { description: 'Success.' };
+  const derived: number[] = [500, 503];
+  if (route.schemas?.body || route.schemas?.query || route.schemas?.params) derived.push(400);
+  if (pathParamNames(route.path).length > 0) derived.push(404);
+  if (requestBody) derived.push(413, 415);
+  const operation: OpenApiOperation = {
+    operationId: operationId(route.method, route.path),
+    summary: route.summary,
+    tags: route.tags ?? [route.path.split('/').filter(Boolean)[0] ?? 'root'],
+    ...(parameters.length ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+    security: [],
+    'x-restgate-level': route.level,
+  };
+  return applyAccessLevel(addErrorResponses(operation, derived), route.level);
+}
+
+/**
+ * A service's part of the OpenAPI document: a complete OpenAPI 3.1 document for its route
+ * table (the gateway merges the parts and keeps the routes it serves).
+ */
+export function buildOpenApiPart(routes: RouteDef[], info: { title: string; version?: string; description?: string }): OpenApiDocument {
+  const components = baseComponents();
+  const paths: Record<string, OpenApiPathItem> = {};
+  const tags: string[] = [];
+  for (const route of routes) {
+    let operation: OpenApiOperation;
+    try {
+      operation = buildOperation(route, components);
+    } catch (err) {
+      throw new Error(`openapi: cannot describe ${route.method.toUpperCase()} ${route.path}: ${(err as Error).message}`, { cause: err });
+    }
+    const item = (paths[openApiPath(route.path)] ??= {});
+    if (item[route.method]) throw new Error(`openapi: ${route.method.toUpperCase()} ${route.path} is in the route table twice`);
+    item[route.method] = operation;
+    for (const tag of operation.tags ?? []) if (!tags.includes(tag)) tags.push(tag);
+  }
+  return {
+    openapi: OPENAPI_VERSION,
+    info: { title: info.title, version: info.version ?? API_VERSION, description: info.description ?? API_DESCRIPTION },
+    tags: tags.map((name) => ({ name })),
+    paths,
+    components,
+  };
+}
