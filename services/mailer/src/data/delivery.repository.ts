@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { isDuplicateKeyError } from '@restgate/shared';
+import type { Db } from 'mongodb';
+import type { ClaimResult, DeliveryLog, SentMail } from '../domain/mail.model';
+
+export const DELIVERIES_COLLECTION = 'deliveries';
+
+/** One message id's delivery. `_id` is the message id, so the log can't hold two rows for one message. */
+export interface DeliveryDoc {
+  _id: string;
+  type: string;
+  requestId: string;
+  /** `sending`: claimed (until `leaseUntil`); `failed`: the last send failed, free to claim; `sent`: done. */
+  status: 'sending' | 'sent' | 'failed';
+  claimToken?: string;
+  leaseUntil?: Date;
+  /** Sends started for this message id, across every copy and retry. */
+  sends: number;
+  lastError?: string;
+  response?: string;
+  location?: string;
+  createdAt: Date;
+  updatedAt: Date;
+  sentAt?: Date;
+}
+
+export function createDeliveryRepository(db: Db): DeliveryLog & { find(id: string): Promise<DeliveryDoc | null> } {
+  const collection = db.collection<DeliveryDoc>(DELIVERIES_COLLECTION);
+
+  return {
+    async claim({ id, type, requestId, leaseMs }): Promise<ClaimResult> {
+      const now = new Date();
+      const token = randomUUID();
+      const leaseUntil = new Date(now.getTime() + leaseMs);
+      try {
+        await collection.insertOne({
+          _id: id,
+          type,
+          requestId,
+          status: 'sending',
+          claimToken: token,
+          leaseUntil,
+          sends: 1,
+          createdAt: now,
+          updatedAt: now,
+        });
+        return { outcome: 'claimed', token };
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+      // Seen before: take it over only if the last send failed or its sender's lease ran out.
+      const taken = await collection.updateOne(
+        { _id: id, $or: [{ status: 'failed' }, { status: 'sending', leaseUntil: { $lte: now } }] },
+        { $set: { status: 'sending', claimToken: token, leaseUntil, requestId, updatedAt: now }, $inc: { sends: 1 } },
+      );
+      if (taken.modifiedCount === 1) return { outcome: 'claimed', token };
+      const current = await collection.findOne({ _id: id }, { projection: { status: 1 } });
+      return current?.status === 'sent' ? { outcome: 'sent' } : { outcome: 'busy' };
+    },
+
+    async markSent(id, sent: SentMail) {
+      const now = new Date();
+      await collection.updateOne(
+        { _id: id },
+        {
+          $set: {
+            status: 'sent',
+            sentAt: now,
+            updatedAt: now,
+            ...(sent.response ? { response: sent.response } : {}),
+            ...(sent.location ? { location: sent.location } : {}),
+          },
+          $unset: { claimToken: '', leaseUntil: '' },
+        },
+      );
+    },
+
+    async release(id, token, error) {
+      await collection.updateOne(
+        { _id: id, status: 'sending', claimToken: token },
+        { $set: { status: 'failed', lastError: error.slice(0, 500), updatedAt: new Date() }, $unset: { claimToken: '', leaseUntil: '' } },
+      );
+    },
+
+    find: (id) => collection.findOne({ _id: id }),
+  };
+}

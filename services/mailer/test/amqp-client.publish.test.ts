@@ -1,0 +1,127 @@
+import { afterEach, describe, expect, jest, test } from '@jest/globals';
+import { createAmqp, declareMailTopology, MESSAGE_HEADERS, PublishError, type AmqpClient } from '@restgate/shared';
+import { aPasswordResetMessage } from './support/builders';
+import { eventually } from './support/eventually';
+import { aMailerEnv, ROUTING_KEY, testAmqpUrl, testLogger, type MailerEnv } from './support/harness';
+import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
+
+jest.setTimeout(20_000);
+
+/**
+ * The shared AMQP client, as the identity service's outbox relay uses it: a publish resolves
+ * only once the broker has the message in a queue, and rejects otherwise.
+ */
+describe('AmqpClient.publish (shared)', () => {
+  let env: MailerEnv | undefined;
+  let client: AmqpClient | undefined;
+  let proxy: TcpProxy | undefined;
+
+  afterEach(async () => {
+    await client?.stop();
+    await env?.cleanup();
+    await proxy?.close();
+    env = client = proxy = undefined;
+  });
+
+  async function rejection(promise: Promise<unknown>): Promise<PublishError> {
+    const err = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(PublishError);
+    return err as PublishError;
+  }
+
+  test('when the broker confirms, then publish resolves and the queue holds the envelope as persistent JSON with its id, type and request id', async () => {
+    // Arrange
+    env = await aMailerEnv();
+    const message = aPasswordResetMessage();
+
+    // Act
+    await env.publisher.publish(env.topology.exchange, ROUTING_KEY, message, { headers: { 'x-extra': 'yes' } });
+
+    // Assert
+    const [got] = await env.take(env.topology.queue, 1);
+    expect(JSON.parse(got!.content.toString())).toEqual(message);
+    expect(got!.properties).toMatchObject({
+      messageId: message.id,
+      type: 'mail.password-reset',
+      contentType: 'application/json',
+      deliveryMode: 2,
+      headers: { [MESSAGE_HEADERS.requestId]: message.requestId, 'x-extra': 'yes' },
+    });
+  });
+
+  test('when no queue is bound for the routing key, then publish rejects as unroutable (a bare confirm would have dropped it)', async () => {
+    env = await aMailerEnv();
+
+    const err = await rejection(env.publisher.publish(env.topology.exchange, 'mail.nobody-listens', aPasswordResetMessage()));
+
+    expect(err.failure).toBe('unroutable');
+    expect(await env.depth(env.topology.queue)).toBe(0);
+  });
+
+  test('when the exchange does not exist, then publish rejects with the broker reason, and the client reconnects and publishes again', async () => {
+    env = await aMailerEnv();
+
+    const err = await rejection(env.publisher.publish(`${env.topology.exchange}.missing`, ROUTING_KEY, aPasswordResetMessage()));
+    expect(err.failure).toBe('disconnected');
+    expect(err.message).toMatch(/NOT_FOUND/);
+    await env.publisher.waitUntilConnected(10_000);
+    await env.publisher.publish(env.topology.exchange, ROUTING_KEY, aPasswordResetMessage());
+
+    expect(await env.take(env.topology.queue, 1)).toHaveLength(1);
+  });
+
+  test('when the broker is unreachable, then publish rejects at once, readiness fails, and once it is back the ready handlers run again and publishing works', async () => {
+    // Arrange
+    env = await aMailerEnv();
+    const { topology } = env;
+    proxy = await startTcpProxy(Number(new URL(testAmqpUrl()).port || 5672));
+    const url = new URL(testAmqpUrl());
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+    client = createAmqp({ url: url.toString(), logger: testLogger, name: 'test-relay', reconnectDelayMs: { min: 50, max: 200 } });
+    let readyRuns = 0;
+    client.onReady(async (channel) => {
+      await declareMailTopology(channel, topology);
+      readyRuns++;
+    });
+    client.start();
+    await client.waitUntilConnected(10_000);
+
+    // Act: the broker goes away
+    proxy.cut();
+    await eventually(() => !client!.isConnected(), { what: 'the client to notice' });
+
+    // Assert
+    const started = Date.now();
+    expect((await rejection(client.publish(topology.exchange, ROUTING_KEY, aPasswordResetMessage()))).failure).toBe('disconnected');
+    expect(Date.now() - started).toBeLessThan(100);
+    await expect(client.readiness.check()).rejects.toThrow(/not connected/);
+
+    // Act: it comes back
+    proxy.restore();
+    await client.waitUntilConnected(10_000);
+    const message = aPasswordResetMessage();
+    await client.publish(topology.exchange, ROUTING_KEY, message);
+
+    // Assert
+    expect(readyRuns).toBe(2);
+    await expect(client.readiness.check()).resolves.toBeUndefined();
+    const [got] = await env.take(topology.queue, 1);
+    expect(got!.properties.messageId).toBe(message.id);
+  });
+
+  test('when the client is stopped, then publish rejects and it does not reconnect', async () => {
+    env = await aMailerEnv();
+    client = createAmqp({ url: testAmqpUrl(), logger: testLogger, name: 'test-relay' });
+    client.start();
+    await client.waitUntilConnected(10_000);
+
+    await client.stop();
+
+    expect((await rejection(client.publish(env.topology.exchange, ROUTING_KEY, aPasswordResetMessage()))).failure).toBe('disconnected');
+    expect(client.isConnected()).toBe(false);
+  });
+});
