@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import Joi from 'joi';
 import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
+import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from './domain/social/social-provider';
 
 export interface IdentityConfig extends BaseConfig {
   MONGODB_URL: string;
@@ -12,6 +13,29 @@ export interface IdentityConfig extends BaseConfig {
   PASSWORD_MIN_LENGTH: number;
   BCRYPT_ROUNDS: number;
   HASH_WORKERS: number;
+  SOCIAL_PROVIDERS: SocialProviderName[];
+  SOCIAL_TIMEOUT_MS: number;
+  FACEBOOK_API_URL: string;
+  FACEBOOK_APP_ID?: string;
+  FACEBOOK_APP_SECRET?: string;
+  GITHUB_API_URL: string;
+  GOOGLE_API_URL: string;
+  GOOGLE_CLIENT_ID: string[];
+}
+
+const httpUrl = Joi.string().uri({ scheme: ['http', 'https'] });
+
+/** "a, b,c" → ['a', 'b', 'c'] (trimmed, no empties, no repeats); with `allowed` (lower-case names), anything else is an error. */
+function commaList(allowed?: readonly string[]) {
+  return Joi.string()
+    .empty('')
+    .custom((value: string, helpers) => {
+      const items = new Set(value.split(',').map((item) => (allowed ? item.trim().toLowerCase() : item.trim())));
+      items.delete('');
+      const unknown = [...items].filter((item) => allowed && !allowed.includes(item));
+      if (unknown.length > 0) return helpers.message({ custom: `{{#label}} has ${unknown.join(', ')}; allowed: ${allowed?.join(', ')}` });
+      return [...items];
+    });
 }
 
 export const identityConfigSchema = baseConfigSchema.keys({
@@ -38,4 +62,28 @@ export const identityConfigSchema = baseConfigSchema.keys({
     .max(64)
     .default(Math.max(1, availableParallelism() - 1))
     .description('Worker threads that hash and compare passwords (default: one core left for the event loop).'),
+  SOCIAL_PROVIDERS: commaList(SOCIAL_PROVIDER_NAMES)
+    .default([])
+    .description(
+      "Social sign-in providers to enable, comma-separated: facebook, github, google. Default none; a disabled provider's POST /auth/<provider> is a 404.",
+    ),
+  SOCIAL_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(1)
+    .max(60_000)
+    .default(5_000)
+    .description('Deadline for all the provider calls of one social sign-in; past it the answer is 504.'),
+  FACEBOOK_API_URL: httpUrl.default('https://graph.facebook.com/v24.0').description('Facebook Graph API base URL, with its version.'),
+  FACEBOOK_APP_ID: Joi.string().trim().empty('').description('Facebook app id: with the secret, only tokens issued to this app sign in.'),
+  FACEBOOK_APP_SECRET: Joi.string()
+    .trim()
+    .empty('')
+    .when('FACEBOOK_APP_ID', { is: Joi.exist(), then: Joi.required(), otherwise: Joi.forbidden() })
+    .messages({ 'any.unknown': '{{#label}} needs FACEBOOK_APP_ID' })
+    .description('Facebook app secret (with FACEBOOK_APP_ID): signs appsecret_proof and the debug_token check.'),
+  GITHUB_API_URL: httpUrl.default('https://api.github.com').description('GitHub REST API base URL.'),
+  GOOGLE_API_URL: httpUrl.default('https://www.googleapis.com').description("Base URL of Google's userinfo and tokeninfo endpoints."),
+  GOOGLE_CLIENT_ID: commaList()
+    .default([])
+    .description('Google OAuth client ids, comma-separated: when set, only tokens issued to one of them sign in.'),
 }) as Joi.ObjectSchema<IdentityConfig>;

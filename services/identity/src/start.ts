@@ -3,6 +3,7 @@ import { createApp } from './app';
 import { identityConfigSchema } from './config';
 import { UserRepository } from './data/user.repository';
 import { createPasswordHasher } from './domain/password-hasher';
+import { createSocialLogin } from './domain/social/social-login';
 import { createTokenIssuer } from './domain/token-issuer';
 import { identityRoutes } from './http/routes';
 
@@ -21,7 +22,10 @@ void runService({
       ttlSeconds: config.JWT_TTL_SECONDS,
     });
     const routes = applyPolicy(
-      identityRoutes({ users, hasher, tokens }, { passwordMinLength: config.PASSWORD_MIN_LENGTH }),
+      identityRoutes(
+        { users, hasher, tokens },
+        { passwordMinLength: config.PASSWORD_MIN_LENGTH, social: createSocialLogin(config, logger) },
+      ),
       config.ROUTE_POLICY,
     );
     const app = createApp({ config, logger, routes, readiness: [mongo.readiness] });

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from '@restgate/shared';
 import { identityConfigSchema } from '../src/config';
 
@@ -28,7 +29,7 @@ describe('identity config', () => {
       JWT_TTL_SECONDS: 86_400,
       PASSWORD_MIN_LENGTH: 8,
       BCRYPT_ROUNDS: 10,
-      HASH_WORKERS: 2,
+      HASH_WORKERS: Math.max(1, availableParallelism() - 1),
     });
   });
 

@@ -1,6 +1,10 @@
-import { mongoSort, parseObjectId, searchFilter, type ListingQuery } from '@restgate/shared';
-import { ObjectId, type Collection, type Db, type Filter, type Sort } from 'mongodb';
+import { isDuplicateKeyError, mongoSort, parseObjectId, searchFilter, type ListingQuery } from '@restgate/shared';
+import { ObjectId, type Collection, type Db, type Filter, type Sort, type UpdateFilter } from 'mongodb';
+import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from '../domain/social/social-provider';
 import type { Role, UserRecord } from '../domain/user';
+
+/** A user's social identities: provider name → the provider's id of that person. */
+export type ProviderLinks = Partial<Record<SocialProviderName, string>>;
 
 interface UserDocument {
   _id: ObjectId;
@@ -8,12 +12,13 @@ interface UserDocument {
   name: string;
   picture: string;
   role: Role;
-  passwordHash: string;
+  passwordHash: string | null;
+  providers?: ProviderLinks;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type NewUser = Omit<UserRecord, 'id' | 'createdAt'>;
+export type NewUser = Omit<UserRecord, 'id' | 'createdAt'> & { providers?: ProviderLinks };
 export type UserSummary = Omit<UserRecord, 'passwordHash'>;
 
 export type UserPage = Pick<ListingQuery, 'q' | 'sort' | 'page' | 'limit'>;
@@ -25,7 +30,7 @@ function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
 }
 
 function toRecord(doc: UserDocument): UserRecord {
-  return { ...toSummary(doc), passwordHash: doc.passwordHash };
+  return { ...toSummary(doc), passwordHash: doc.passwordHash ?? null };
 }
 
 /** Users in MongoDB. Ids go in and out as hex strings; a malformed id finds nothing. */
@@ -40,6 +45,11 @@ export class UserRepository {
     // The unique index is what makes e-mails unique: inserts rely on its duplicate-key error.
     await this.users.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
     await this.users.createIndex({ createdAt: -1, _id: -1 }, { name: 'created_at' });
+    // One unique index per provider, so an identity links to one user at most. Sparse, because
+    // most users have no link to a given provider (FerretDB has no partial indexes).
+    for (const provider of SOCIAL_PROVIDER_NAMES) {
+      await this.users.createIndex({ [`providers.${provider}`]: 1 }, { unique: true, sparse: true, name: `provider_${provider}_unique` });
+    }
   }
 
   /** Inserts a user; a taken e-mail surfaces as the driver's duplicate-key error (11000). */
@@ -59,6 +69,34 @@ export class UserRepository {
   async findByEmail(email: string): Promise<UserRecord | null> {
     const doc = await this.users.findOne({ email });
     return doc ? toRecord(doc) : null;
+  }
+
+  /** The user linked to this provider identity, or null. */
+  async findByProvider(provider: SocialProviderName, providerId: string): Promise<UserRecord | null> {
+    const doc = await this.users.findOne({ [`providers.${provider}`]: providerId } as Filter<UserDocument>);
+    return doc ? toRecord(doc) : null;
+  }
+
+  /**
+   * Links a provider identity to a user that has no identity of that provider yet. Null when the
+   * user is gone, is already linked to another identity of that provider, or the identity was just
+   * linked to someone else (a lost race: the caller looks again).
+   */
+  async linkProvider(userId: string, provider: SocialProviderName, providerId: string): Promise<UserRecord | null> {
+    const _id = parseObjectId(userId);
+    if (!_id) return null;
+    const field = `providers.${provider}`;
+    try {
+      const doc = await this.users.findOneAndUpdate(
+        { _id, [field]: { $exists: false } } as Filter<UserDocument>,
+        { $set: { [field]: providerId, updatedAt: new Date() } } as UpdateFilter<UserDocument>,
+        { returnDocument: 'after' },
+      );
+      return doc ? toRecord(doc) : null;
+    } catch (err) {
+      if (isUniqueViolation(err)) return null;
+      throw err;
+    }
   }
 
   /** Sets the given fields; null when there is no such user. */
@@ -91,4 +129,9 @@ export class UserRepository {
     ]);
     return { rows: docs.map(toSummary), count };
   }
+}
+
+/** MongoDB reports a unique-index clash on update as 11000; FerretDB 1.x as an internal error naming it. */
+function isUniqueViolation(err: unknown): boolean {
+  return isDuplicateKeyError(err) || (err instanceof Error && err.message.includes('UNIQUE constraint failed'));
 }

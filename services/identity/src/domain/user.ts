@@ -9,7 +9,8 @@ export interface UserRecord {
   name: string;
   picture: string;
   role: Role;
-  passwordHash: string;
+  /** Null for a user made by social sign-in: no password signs in until one is set. */
+  passwordHash: string | null;
   createdAt: Date;
 }
 

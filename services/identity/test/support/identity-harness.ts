@@ -8,6 +8,7 @@ import { identityConfigSchema, type IdentityConfig } from '../../src/config';
 import { UserRepository } from '../../src/data/user.repository';
 import { createUser } from '../../src/domain/create-user';
 import { createPasswordHasher } from '../../src/domain/password-hasher';
+import { createSocialLogin } from '../../src/domain/social/social-login';
 import { createTokenIssuer } from '../../src/domain/token-issuer';
 import type { Role } from '../../src/domain/user';
 import { identityRoutes } from '../../src/http/routes';
@@ -62,7 +63,10 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<I
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
   const deps = { users, hasher, tokens };
-  const routes = applyPolicy(identityRoutes(deps, { passwordMinLength: config.PASSWORD_MIN_LENGTH }), config.ROUTE_POLICY);
+  const routes = applyPolicy(
+    identityRoutes(deps, { passwordMinLength: config.PASSWORD_MIN_LENGTH, social: createSocialLogin(config) }),
+    config.ROUTE_POLICY,
+  );
   const app = createApp({ config, logger, routes, readiness: [mongo.readiness] });
 
   return {

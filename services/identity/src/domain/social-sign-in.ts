@@ -1,0 +1,80 @@
+import { isDuplicateKeyError } from '@restgate/shared';
+import Joi from 'joi';
+import type { UserRepository } from '../data/user.repository';
+import { identityErrors } from '../errors';
+import type { IdentityDeps } from './identity-deps';
+import { socialErrors } from './social/social-errors';
+import type { ProviderProfile, SocialProvider } from './social/social-provider';
+import { fullView, gravatarUrl, nameFromEmail, normalizeEmail, type FullUserView, type UserRecord } from './user';
+
+// The same limits POST /users puts on what a client sends.
+const emailSchema = Joi.string()
+  .max(254)
+  .email({ tlds: { allow: false } });
+const pictureSchema = Joi.string()
+  .max(2048)
+  .uri({ scheme: ['http', 'https'] });
+const NAME_MAX = 128;
+
+/**
+ * Signs in with a provider's access token: the provider's profile → the user (linked, found by a
+ * verified e-mail, or new) → a user token, exactly what POST /auth answers.
+ */
+export async function socialSignIn(
+  deps: Pick<IdentityDeps, 'users' | 'tokens'>,
+  provider: SocialProvider,
+  accessToken: string,
+  timeoutMs: number,
+): Promise<{ token: string; user: FullUserView }> {
+  const profile = await provider.fetchProfile(accessToken, AbortSignal.timeout(timeoutMs));
+  const user = await userForProfile(deps.users, provider, profile);
+  return { token: deps.tokens.issue(user), user: fullView(user) };
+}
+
+/**
+ * The linked user; else the user with the provider-verified e-mail, now linked; else a new user
+ * without a password. An unverified e-mail is never used: linking by it would hand an account to
+ * whoever typed that address at the provider, and creating an account with it would let them
+ * claim the address before its owner signs up. A second pass covers a concurrent first sign-in of
+ * the same person that wrote between our read and our write.
+ */
+async function userForProfile(users: UserRepository, provider: SocialProvider, profile: ProviderProfile): Promise<UserRecord> {
+  for (let attempt = 1; ; attempt++) {
+    const lastAttempt = attempt === 2;
+    const linked = await users.findByProvider(provider.name, profile.id);
+    if (linked) return linked;
+    const email = usableEmail(provider, profile);
+    const existing = await users.findByEmail(email);
+    if (existing) {
+      const updated = await users.linkProvider(existing.id, provider.name, profile.id);
+      if (updated) return updated;
+      if (lastAttempt) throw socialErrors.alreadyLinked(provider.label);
+      continue;
+    }
+    try {
+      // Name and picture are taken once, here: later sign-ins never overwrite the user's own edits.
+      return await users.insert({
+        email,
+        name: profile.name?.trim().slice(0, NAME_MAX) || nameFromEmail(email),
+        picture: validPicture(profile.picture) ?? gravatarUrl(email),
+        role: 'user',
+        passwordHash: null,
+        providers: { [provider.name]: profile.id },
+      });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      if (lastAttempt) throw identityErrors.emailTaken();
+    }
+  }
+}
+
+function usableEmail(provider: SocialProvider, profile: ProviderProfile): string {
+  const email = profile.email === undefined ? undefined : normalizeEmail(profile.email);
+  if (!email || emailSchema.validate(email).error) throw socialErrors.emailMissing(provider.label);
+  if (!profile.emailVerified) throw socialErrors.emailUnverified(provider.label);
+  return email;
+}
+
+function validPicture(picture: string | undefined): string | undefined {
+  return picture && !pictureSchema.validate(picture).error ? picture : undefined;
+}

@@ -1,0 +1,72 @@
+import { AppError, errors } from '@restgate/shared';
+
+/**
+ * Social sign-in's errors (kept apart from errors.ts, which other features extend at the same time).
+ * None carries the provider's token, its URL or the provider's own message.
+ */
+export const socialErrors = {
+  credentialMissing(): AppError {
+    return errors.unauthorized("Send the provider's access token as access_token (query or body) or as Authorization: Bearer.", false);
+  },
+  credentialMalformed(): AppError {
+    return errors.unauthorized('The access token is malformed.', true);
+  },
+  tokenRejected(label: string): AppError {
+    return errors.unauthorized(`${label} did not accept the access token.`, true, 'provider_token_rejected');
+  },
+  /** The token is valid, but for another app: accepting it would let any app's token sign in. */
+  tokenForAnotherApp(label: string): AppError {
+    return errors.unauthorized(`The ${label} access token was not issued to this application.`, true, 'provider_token_wrong_app');
+  },
+  unreachable(label: string, reason: string): AppError {
+    return new AppError({
+      code: 'provider_unreachable',
+      status: 502,
+      title: 'Bad gateway',
+      detail: `${label} could not be reached. Try again shortly.`,
+      // Logged by the error handler; built here so no URL (which may hold the token) reaches the log.
+      cause: new Error(`${label}: ${reason}`),
+    });
+  },
+  failed(label: string, reason: string): AppError {
+    return new AppError({
+      code: 'provider_failed',
+      status: 502,
+      title: 'Bad gateway',
+      detail: `${label} did not answer as expected. Try again shortly.`,
+      cause: new Error(`${label}: ${reason}`),
+    });
+  },
+  timeout(label: string): AppError {
+    return new AppError({
+      code: 'provider_timeout',
+      status: 504,
+      title: 'Gateway timeout',
+      detail: `${label} did not answer in time. Try again shortly.`,
+      cause: new Error(`${label}: no answer before the deadline (SOCIAL_TIMEOUT_MS)`),
+    });
+  },
+  emailMissing(label: string): AppError {
+    return new AppError({
+      code: 'provider_email_missing',
+      status: 422,
+      title: 'No usable e-mail',
+      detail: `${label} did not share a usable e-mail address for this account, and an account needs one. Allow access to your e-mail address (or add one to your ${label} account) and try again.`,
+    });
+  },
+  emailUnverified(label: string): AppError {
+    return new AppError({
+      code: 'provider_email_unverified',
+      status: 422,
+      title: 'E-mail not verified',
+      detail: `${label} does not say that this account's e-mail address is verified, so it can neither be linked to an account nor start one. Verify the address with ${label} and try again.`,
+    });
+  },
+  alreadyLinked(label: string): AppError {
+    return errors.conflict(
+      'email',
+      `The account with this e-mail is already linked to another ${label} identity.`,
+      'provider_already_linked',
+    );
+  },
+};
