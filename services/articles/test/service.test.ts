@@ -35,6 +35,14 @@ describe('articles service', () => {
       );
     });
 
+    test('when the indexes are ensured again (a restart on existing data), then it succeeds and changes nothing', async () => {
+      const before = await svc.articles.indexes();
+
+      await createArticleRepository(svc.articles.db).ensureIndexes();
+
+      expect(await svc.articles.indexes()).toEqual(before);
+    });
+
     test('when a method the path does not have is used, then 405 with Allow', async () => {
       const res = await call(svc.app, 'put', '/articles', aUser()).send(anArticle());
 

@@ -13,12 +13,11 @@ export function createArticleRepository(db: Db): ArticleRepository & { ensureInd
 
   return {
     async ensureIndexes() {
-      await collection.createIndexes([
-        // The default listing sort, `_id` included because mongoSort adds it as the tie-breaker.
-        { key: { createdAt: -1, _id: -1 }, name: 'createdAt_id' },
-        // An owner's records, newest first.
-        { key: { userId: 1, createdAt: -1 }, name: 'owner_createdAt' },
-      ]);
+      // One call per index: FerretDB v1 crashes when a multi-index createIndexes is repeated.
+      // The default listing sort, `_id` included because mongoSort adds it as the tie-breaker.
+      await collection.createIndex({ createdAt: -1, _id: -1 }, { name: 'createdAt_id' });
+      // An owner's records, newest first.
+      await collection.createIndex({ userId: 1, createdAt: -1 }, { name: 'owner_createdAt' });
     },
 
     async insert(article) {

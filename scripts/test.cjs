@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+'use strict';
+// `npm test`: install when needed → lint → build → type-check (tests included) → every jest
+// project (unit, integration, contract; jest's global setup provides MongoDB and RabbitMQ).
+// Stops at the first failing step with its exit code. Node built-ins only (runs before install).
+
+const { ensureChromium, ensureInstalled, runBin, StepError } = require('./lib/install.cjs');
+
+const STEPS = [
+  { title: 'install', run: () => ensureInstalled({ build: false, log }).then(() => 0) },
+  { title: 'browser for the docs-page test: chromium', run: () => ensureChromium({ log }) },
+  { title: 'lint: eslint .', run: () => runBin('eslint', ['.']) },
+  { title: 'build: tsc -b', run: () => runBin('tsc', ['-b']) },
+  { title: 'type-check: tsc -p tsconfig.check.json', run: () => runBin('tsc', ['-p', 'tsconfig.check.json']) },
+  { title: 'tests: jest --ci', run: () => runBin('jest', ['--ci']) },
+];
+
+function log(msg) {
+  process.stderr.write(`[restgate] ${msg}\n`);
+}
+
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+async function main() {
+  const startedAt = Date.now();
+  for (const [index, step] of STEPS.entries()) {
+    process.stdout.write(`\n=== [${index + 1}/${STEPS.length}] ${step.title}\n`);
+    const stepStartedAt = Date.now();
+    let code;
+    try {
+      code = await step.run();
+    } catch (err) {
+      if (!(err instanceof StepError)) throw err;
+      code = err.exitCode;
+    }
+    if (code !== 0) {
+      process.stdout.write(`\n=== FAILED: ${step.title} (exit code ${code}) after ${seconds(Date.now() - startedAt)}\n`);
+      return code;
+    }
+    process.stdout.write(`=== ${step.title}: ok in ${seconds(Date.now() - stepStartedAt)}\n`);
+  }
+  process.stdout.write(`\n=== all steps passed in ${seconds(Date.now() - startedAt)}\n`);
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    log(`error: ${err.stack || err.message}`);
+    process.exitCode = 1;
+  },
+);

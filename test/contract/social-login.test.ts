@@ -1,0 +1,99 @@
+import jwt from 'jsonwebtoken';
+import { ObjectId } from 'mongodb';
+// The fake providers are the identity tests' own: real HTTP servers speaking each provider's API.
+import {
+  aGitHubAccount,
+  startFakeGitHub,
+  type FakeProvider,
+  type GitHubAccount,
+} from '../../services/identity/test/support/fake-providers';
+import { anArticle, signIn } from '../support/actors';
+import { client, type Client } from '../support/http';
+import { articleView, authResult, expectProblem, expectShape } from '../support/shapes';
+import { startTestStack, type TestStack } from '../support/stack';
+
+let stack: TestStack;
+let api: Client;
+let github: FakeProvider<GitHubAccount>;
+
+beforeAll(async () => {
+  github = await startFakeGitHub();
+  // Only GitHub is enabled: Facebook and Google stay at their default (off).
+  stack = await startTestStack({ env: { SOCIAL_PROVIDERS: 'github', GITHUB_API_URL: github.url } });
+  api = client(stack.url);
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await github?.close();
+});
+
+const primaryEmailOf = (account: GitHubAccount) => (account.emails as Array<{ email: string }>)[0]!.email;
+
+describe('POST /auth/github through the gateway', () => {
+  test('when a GitHub token is sent as access_token, then 201 with a user token that works on POST /articles', async () => {
+    const account = aGitHubAccount();
+
+    const reply = await api.post('/auth/github', { form: { access_token: github.issueToken(account) } });
+
+    expect(reply.status).toBe(201);
+    expectShape(reply.body, authResult, 'sign-in result');
+    expect(reply.body.user).toMatchObject({ email: primaryEmailOf(account), name: account.name, role: 'user' });
+    const claims = jwt.verify(reply.body.token, stack.secrets.JWT_SECRET, {
+      algorithms: ['HS256'],
+      issuer: stack.jwt.issuer,
+      audience: stack.jwt.audience,
+    }) as jwt.JwtPayload;
+    expect(claims.sub).toBe(reply.body.user.id);
+    const doc = await stack
+      .db('identity')
+      .collection('users')
+      .findOne({ _id: new ObjectId(reply.body.user.id as string) });
+    expect(doc).toMatchObject({ providers: { github: String(account.id) } });
+
+    const article = await api.post('/articles', { form: { ...anArticle(), access_token: reply.body.token } });
+
+    expect(article.status).toBe(201);
+    expectShape(article.body, articleView, 'article view');
+    expect(article.body.user).toEqual({ id: reply.body.user.id });
+  });
+
+  test('when the token comes as Bearer, then the gateway passes it through and the same person signs in', async () => {
+    const account = aGitHubAccount();
+    const first = await api.post('/auth/github', { form: { access_token: github.issueToken(account) } });
+
+    const again = await api.post('/auth/github', { bearer: github.issueToken(account) });
+
+    expect(again.status).toBe(201);
+    expect(again.body.user.id).toBe(first.body.user.id);
+  });
+
+  test('when the token is in the query and the body, then 400 credential_ambiguous', async () => {
+    const token = github.issueToken(aGitHubAccount());
+
+    const reply = await api.post('/auth/github', { query: { access_token: token }, form: { access_token: token } });
+
+    expectProblem(reply, 400, { code: 'credential_ambiguous' });
+  });
+
+  test('when GitHub refuses the token, then 401', async () => {
+    const reply = await api.post('/auth/github', { bearer: 'tok_never-issued' });
+
+    expectProblem(reply, 401, { code: 'provider_token_rejected' });
+  });
+
+  test('when a user made by GitHub sign-in tries HTTP Basic on POST /auth, then 401', async () => {
+    const account = aGitHubAccount();
+    await api.post('/auth/github', { form: { access_token: github.issueToken(account) } });
+
+    const reply = await signIn(api, stack, { email: primaryEmailOf(account), password: 'any-password' });
+
+    expectProblem(reply, 401, { code: 'invalid_credentials' });
+  });
+
+  test('when a provider that is not enabled is asked, then 404', async () => {
+    const reply = await api.post('/auth/google', { bearer: 'tok_anything' });
+
+    expectProblem(reply, 404, { code: 'route_not_found' });
+  });
+});

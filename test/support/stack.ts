@@ -1,0 +1,206 @@
+/**
+ * The whole stack as processes, for contract tests: identity, articles and the gateway from
+ * their built `dist/start.js`, on free ports, each service with a database of its own and fresh
+ * random secrets. One stack per test file (beforeAll / afterAll).
+ *
+ * Needs the build (`npx tsc -b`, which `npm test` runs) and jest's global setup (MONGODB_URL).
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import amqplib from 'amqplib';
+import { MongoClient, type Db } from 'mongodb';
+import { mailTopology } from '@restgate/shared';
+
+interface StackProcess {
+  name: string;
+  pid: number;
+  port: number;
+  url: string;
+  logFile: string;
+}
+
+interface StackHandle {
+  gatewayUrl: string;
+  processes: StackProcess[];
+  stop: () => Promise<void>;
+}
+
+interface ServiceDef {
+  name: string;
+  dir: string;
+}
+
+interface StackLib {
+  startStack(options: {
+    env: Record<string, string>;
+    ports: Record<string, number>;
+    logDir: string;
+    log?: (msg: string) => void;
+    serviceEnv?: Record<string, Record<string, string>>;
+    onLogLine?: (name: string, line: string, stream: 'stdout' | 'stderr') => void;
+  }): Promise<StackHandle>;
+  parseLine(line: string): Record<string, unknown> | null;
+  levelOf(record: Record<string, unknown>): number;
+  formatLogLine(line: string): string;
+  SERVICES: ServiceDef[];
+  GATEWAY: ServiceDef;
+}
+
+interface BackingLib {
+  freePort(): Promise<number>;
+}
+
+// Plain Node scripts shared with `npm start`, so the tests start the stack the way users do.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const stackLib = require('../../scripts/lib/stack.cjs') as StackLib;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const backingLib = require('../../scripts/lib/backing.cjs') as BackingLib;
+
+const ROOT_DIR = path.resolve(__dirname, '..', '..');
+
+export type ServiceName = 'identity' | 'articles';
+
+export interface TestSecrets {
+  MASTER_KEY: string;
+  JWT_SECRET: string;
+  PRINCIPAL_SECRET: string;
+}
+
+export interface TestStack {
+  /** The gateway's base URL, e.g. http://127.0.0.1:40123 */
+  url: string;
+  secrets: TestSecrets;
+  /** What the gateway and identity expect in tokens (the defaults of their config). */
+  jwt: { issuer: string; audience: string };
+  /** The service's own database, to assert side effects (and their absence). */
+  db: (service: ServiceName) => Db;
+  stop: () => Promise<void>;
+}
+
+function secret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Warns when a package's sources are newer than its last build: the test would run old code. */
+function warnIfStale(dirs: string[]): void {
+  const newest = (dir: string): number => {
+    let latest = 0;
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      latest = Math.max(latest, entry.isDirectory() ? newest(full) : fs.statSync(full).mtimeMs);
+    }
+    return latest;
+  };
+  const stale = dirs.filter((dir) => {
+    const buildInfo = path.join(ROOT_DIR, dir, 'tsconfig.tsbuildinfo');
+    const src = path.join(ROOT_DIR, dir, 'src');
+    return fs.existsSync(buildInfo) && fs.existsSync(src) && newest(src) > fs.statSync(buildInfo).mtimeMs;
+  });
+  if (stale.length > 0) {
+    process.stderr.write(`[contract] sources changed since the last build in ${stale.join(', ')}: run \`npx tsc -b\` first\n`);
+  }
+}
+
+/**
+ * Deletes the queues and exchange a stack declared under its own topology prefix, so that runs
+ * against a long-lived broker leave nothing behind. Best effort: teardown never fails on it.
+ */
+async function deleteTopology(url: string, prefix: string): Promise<void> {
+  const topology = mailTopology({ prefix });
+  let connection: amqplib.ChannelModel | undefined;
+  try {
+    connection = await amqplib.connect(url);
+    connection.on('error', () => {});
+    const names = [topology.queue, topology.deadQueue, ...topology.retryQueues.map((q) => q.name)];
+    for (const op of [
+      ...names.map((name) => (ch: amqplib.Channel) => ch.deleteQueue(name)),
+      (ch: amqplib.Channel) => ch.deleteExchange(topology.exchange),
+    ]) {
+      // A failed operation closes its channel, so each gets its own.
+      const channel = await connection.createChannel();
+      channel.on('error', () => {});
+      await op(channel).catch(() => undefined);
+      await channel.close().catch(() => undefined);
+    }
+  } catch {
+    // the broker is gone or refuses: nothing to clean up then
+  } finally {
+    await connection?.close().catch(() => undefined);
+  }
+}
+
+/** Starts the stack; rejects with the failing service's log tail when one does not come up. */
+export async function startTestStack(options: { env?: Record<string, string> } = {}): Promise<TestStack> {
+  const mongoUrl = process.env.MONGODB_URL;
+  if (!mongoUrl) throw new Error('MONGODB_URL is not set: run the contract tests through jest (its global setup provisions MongoDB)');
+  const defs = [stackLib.GATEWAY, ...stackLib.SERVICES];
+  const missing = defs.map((d) => path.join(d.dir, 'dist', 'start.js')).filter((f) => !fs.existsSync(path.join(ROOT_DIR, f)));
+  if (missing.length > 0) {
+    throw new Error(
+      `The contract tests run the built services, and ${missing.join(', ')} is missing: run \`npx tsc -b\` first (npm test does).`,
+    );
+  }
+  warnIfStale(['shared', ...defs.map((d) => d.dir)]);
+
+  const suffix = randomBytes(5).toString('hex');
+  const amqpUrl = process.env.AMQP_URL;
+  const secrets: TestSecrets = { MASTER_KEY: secret(), JWT_SECRET: secret(), PRINCIPAL_SECRET: secret() };
+  const dbNames: Record<ServiceName, string> = { identity: `contract_identity_${suffix}`, articles: `contract_articles_${suffix}` };
+  const ports: Record<string, number> = {};
+  for (const def of defs) ports[def.name] = await backingLib.freePort();
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-contract-'));
+
+  // Server-side errors (an unexpected 500, say) are shown with the test output, not only in a log file.
+  const errorLines: string[] = [];
+  const onLogLine = (name: string, line: string) => {
+    const record = stackLib.parseLine(line);
+    if (record ? stackLib.levelOf(record) >= 50 : line.trim()) errorLines.push(`[${name}] ${stackLib.formatLogLine(line)}`);
+  };
+
+  let stack: StackHandle;
+  try {
+    stack = await stackLib.startStack({
+      env: {
+        ...secrets,
+        NODE_ENV: 'test',
+        MONGODB_URL: mongoUrl,
+        ...(amqpUrl ? { AMQP_URL: amqpUrl } : {}),
+        // Queues of our own on a broker other test files (and their stacks) share.
+        TOPOLOGY_PREFIX: `contract-${suffix}.`,
+        LOG_LEVEL: 'warn',
+        BCRYPT_ROUNDS: '4',
+        ...options.env,
+      },
+      ports,
+      logDir,
+      serviceEnv: Object.fromEntries(Object.entries(dbNames).map(([name, db]) => [name, { MONGODB_DB: db }])),
+      onLogLine,
+    });
+  } catch (err) {
+    fs.rmSync(logDir, { recursive: true, force: true });
+    throw err;
+  }
+
+  let client: MongoClient | undefined;
+  const db = (service: ServiceName): Db => {
+    client ??= new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 5_000 });
+    return client.db(dbNames[service]);
+  };
+
+  const topologyPrefix = options.env?.TOPOLOGY_PREFIX ?? `contract-${suffix}.`;
+  const stop = async () => {
+    await stack.stop();
+    if (amqpUrl && topologyPrefix) await deleteTopology(amqpUrl, topologyPrefix);
+    if (errorLines.length > 0) process.stderr.write(`[contract] error lines logged by the stack:\n${errorLines.join('\n')}\n`);
+    if (client) {
+      await Promise.allSettled(Object.values(dbNames).map((name) => client!.db(name).dropDatabase()));
+      await client.close();
+    }
+    if (process.env.RESTGATE_KEEP_LOGS) process.stderr.write(`[contract] logs kept in ${logDir}\n`);
+    else fs.rmSync(logDir, { recursive: true, force: true });
+  };
+
+  return { url: stack.gatewayUrl, secrets, jwt: { issuer: 'restgate', audience: 'restgate-api' }, db, stop };
+}
