@@ -27,8 +27,8 @@ module.exports = {
     {
       ...common,
       displayName: 'contract',
-      testMatch: ['<rootDir>/test/contract/**/*.test.ts'],
-      testPathIgnorePatterns: ignored,
+      testMatch: ['<rootDir>/test/contract/**/*.test.ts', '<rootDir>/test/ops/**/*.test.ts'],
+      testPathIgnorePatterns: [...ignored, '\\.unit\\.test\\.ts$'],
     },
   ],
 };

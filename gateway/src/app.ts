@@ -42,6 +42,8 @@ export function createApp({ config, logger, agents }: GatewayDeps): Express {
     logger,
     readiness: upstreamReadiness(config),
     parseBodies: false,
+    // The only public port: its metrics only for the scraper holding the token, a 404 for anyone else.
+    metricsAccess: config.METRICS_TOKEN ? { bearer: config.METRICS_TOKEN } : 'closed',
     configure: (app) => {
       if (cors) app.use(cors);
       // Docs first: every path the policy table doesn't route is a 404 at the gate.

@@ -18,6 +18,11 @@ export const gatewayConfigSchema: Joi.ObjectSchema<GatewayConfig> = baseConfigSc
     .allow('')
     .default('')
     .description('Comma list of browser origins allowed by CORS ("*" for any); empty turns CORS off.'),
+  METRICS_TOKEN: Joi.string()
+    .min(32)
+    .allow('')
+    .default('')
+    .description('Bearer token that GET /metrics of the gateway requires (at least 32 characters); empty: /metrics is a 404.'),
 });
 
 export interface GatewayConfig extends BaseConfig {
@@ -30,4 +35,5 @@ export interface GatewayConfig extends BaseConfig {
   UPSTREAM_TIMEOUT_MS: number;
   UPSTREAM_MAX_SOCKETS: number;
   CORS_ORIGINS: string;
+  METRICS_TOKEN: string;
 }

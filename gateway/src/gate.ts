@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { ANONYMOUS, assertAccess, signPrincipal, type Principal } from '@restgate/shared';
+import { ANONYMOUS, assertAccess, labelRoute, signPrincipal, type Principal } from '@restgate/shared';
 import type { Authenticator } from './authenticate';
 import { parseAuthorization, singleCredential, takeAccessTokens, type PresentedToken } from './credentials';
 import { rewriteForwardHeaders } from './forward-headers';
@@ -84,7 +84,9 @@ function admit(options: GateOptions) {
  */
 export function createGate(options: GateOptions): RequestHandler[] {
   const matchRoute: RequestHandler = (req, _res, next) => {
-    routes.set(req, options.matchRoute(req.method, splitUrl(req.url).path));
+    const row = options.matchRoute(req.method, splitUrl(req.url).path);
+    routes.set(req, row);
+    labelRoute(req, row.path); // the HTTP series count by policy row, never by raw URL
     next();
   };
   const proxy: RequestHandler = (req, res, next) => options.proxies[routeOf(req).upstream](req, res, next);

@@ -11,6 +11,7 @@
 // epmd itself refuses while any other Erlang node is still registered with it.
 
 const { spawn } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
@@ -256,19 +257,21 @@ const noop = async () => {};
 // ---------------------------------------------------------------------------------------------
 // MongoDB-compatible server
 
-async function ensureMongo({ dataDir, log = defaultLog } = {}) {
-  if (process.env.MONGODB_URL) {
+// `env`: whose MONGODB_URL is honoured (tests that need a server of their own pass {}).
+// `port`: listen there instead of on a free port (a test restarting its server on the same address).
+async function ensureMongo({ dataDir, log = defaultLog, env = process.env, port } = {}) {
+  if (env.MONGODB_URL) {
     log('using MONGODB_URL from the environment');
-    return { url: process.env.MONGODB_URL, stop: noop, source: 'env' };
+    return { url: env.MONGODB_URL, stop: noop, source: 'env' };
   }
   if (!dataDir) throw new Error('ensureMongo: dataDir is required');
   const dir = path.resolve(dataDir);
 
   const mongod = which('mongod');
-  if (mongod) return startMongod(mongod, dir, log);
+  if (mongod) return startMongod(mongod, dir, log, port);
 
   const ferretdb = await ensureFerretBinary(log);
-  if (ferretdb) return startFerret(ferretdb, dir, log);
+  if (ferretdb) return startFerret(ferretdb, dir, log, port);
 
   throw new Error(
     'No MongoDB-compatible server available. Either set MONGODB_URL to a running MongoDB, ' +
@@ -277,10 +280,10 @@ async function ensureMongo({ dataDir, log = defaultLog } = {}) {
   );
 }
 
-async function startMongod(bin, dir, log) {
+async function startMongod(bin, dir, log, fixedPort) {
   const dbPath = path.join(dir, 'mongod');
   fs.mkdirSync(dbPath, { recursive: true });
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   log(`starting mongod on ${LOOPBACK}:${port} (data ${dbPath})`);
   const child = startChild({
     name: 'mongod',
@@ -293,12 +296,12 @@ async function startMongod(bin, dir, log) {
   return serverHandle(child, port, 'mongod');
 }
 
-async function startFerret(bin, dir, log) {
+async function startFerret(bin, dir, log, fixedPort) {
   const sqliteDir = path.join(dir, 'ferretdb');
   const stateDir = path.join(dir, 'ferretdb-state');
   fs.mkdirSync(sqliteDir, { recursive: true });
   fs.mkdirSync(stateDir, { recursive: true });
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   log(`starting FerretDB ${FERRET_VERSION} (SQLite in ${sqliteDir}) on ${LOOPBACK}:${port}`);
   const child = startChild({
     name: 'ferretdb',
@@ -465,23 +468,25 @@ function makeWritable(dir) {
 // ---------------------------------------------------------------------------------------------
 // RabbitMQ
 
-async function ensureRabbit({ dataDir, log = defaultLog } = {}) {
-  if (process.env.AMQP_URL) {
+// `env`: whose AMQP_URL is honoured. `port`: start a broker of our own there, never reusing one
+// (a test that stops and restarts its broker on the same address).
+async function ensureRabbit({ dataDir, log = defaultLog, env = process.env, port } = {}) {
+  if (env.AMQP_URL) {
     log('using AMQP_URL from the environment');
-    return { url: process.env.AMQP_URL, stop: noop, source: 'env' };
+    return { url: env.AMQP_URL, stop: noop, source: 'env' };
   }
   if (!dataDir) throw new Error('ensureRabbit: dataDir is required');
 
-  if (await amqpAnswers(LOOPBACK, AMQP_PORT)) return existingBroker(log);
+  if (port === undefined && (await amqpAnswers(LOOPBACK, AMQP_PORT))) return existingBroker(log);
 
   let tools = findRabbitTools();
   if (!tools) {
     await installRabbit(log);
-    if (await amqpAnswers(LOOPBACK, AMQP_PORT)) return existingBroker(log);
+    if (port === undefined && (await amqpAnswers(LOOPBACK, AMQP_PORT))) return existingBroker(log);
     tools = findRabbitTools();
     if (!tools) throw new Error('rabbitmq-server is still not found after installing it');
   }
-  return startRabbit(tools, path.resolve(dataDir), log);
+  return startRabbit(tools, path.resolve(dataDir), log, port);
 }
 
 function existingBroker(log) {
@@ -518,15 +523,17 @@ async function installRabbit(log) {
   log(`installed rabbitmq-server in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
-// Node names must be unique per machine; the pid covers other processes, the count this one.
+// Node names must be unique per machine; the pid covers other processes, the count this one. The
+// random part covers copies of this module in one process (jest loads it afresh per test file).
 let rabbitCount = 0;
+const moduleCopy = randomBytes(3).toString('hex');
 
-async function startRabbit(tools, dataDir, log) {
+async function startRabbit(tools, dataDir, log, fixedPort) {
   const started = Date.now();
-  const port = (await canListen(AMQP_PORT)) ? AMQP_PORT : await freePort();
+  const port = fixedPort ?? ((await canListen(AMQP_PORT)) ? AMQP_PORT : await freePort());
   const epmdWasRunning = await tcpConnects(LOOPBACK, EPMD_PORT);
   rabbitCount += 1;
-  const node = `restgate-${process.pid}${rabbitCount > 1 ? `-${rabbitCount}` : ''}@localhost`;
+  const node = `restgate-${process.pid}-${moduleCopy}${rabbitCount > 1 ? `-${rabbitCount}` : ''}@localhost`;
   const base = path.join(dataDir, 'rabbitmq');
   const nodeDir = path.join(base, node);
   const env = await rabbitEnv({ base, nodeDir, node, port });

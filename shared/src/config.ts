@@ -26,7 +26,11 @@ export const baseConfigSchema = Joi.object({
     .allow('')
     .default('')
     .description('Overrides of the route policy table, e.g. "POST /users=public;GET /users=user".'),
-  SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(0).default(10_000).description('How long a graceful stop may take.'),
+  SHUTDOWN_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(0)
+    .default(10_000)
+    .description('On SIGTERM, how long in-flight requests (and, in the mailer, messages) may take to finish before they are cut off, in ms.'),
 });
 
 /**

@@ -4,6 +4,7 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { errors } from './errors';
 import { mountHealth, type ReadinessCheck } from './health';
+import { createMetrics, httpMetrics, mayReadMetrics, type Metrics, type MetricsAccess } from './metrics';
 import { buildOpenApiPart, type OpenApiDocument } from './openapi';
 import { problemHandler } from './problem';
 import { requestIdFor } from './request-id';
@@ -24,7 +25,14 @@ export interface HttpAppOptions {
   parseBodies?: boolean;
   /** Extra middleware and routes, mounted after the route table and before the 404. */
   configure?: (app: Express) => void;
+  /** Where the app's series go (the one `runService` hands to `start`); default: a fresh set. */
+  metrics?: Metrics;
+  /** Who may read `GET /metrics`; default `'open'` (services are reachable on the internal network only). */
+  metricsAccess?: MetricsAccess;
 }
+
+/** Paths the bootstrap answers itself, before any route table or proxy sees them. */
+export const OPERATIONS_PATHS = ['/health', '/ready', '/metrics'] as const;
 
 const BODY_TYPES = ['application/x-www-form-urlencoded', 'application/json'];
 
@@ -39,10 +47,11 @@ export function assertSupportedBody(req: Request, _res: Response, next: NextFunc
 }
 
 /**
- * The bootstrap every service shares: request id → logger → security headers → health →
- * body parsers → route table → 404 → problem+json errors.
+ * The bootstrap every service shares: request id → logger → metrics → security headers →
+ * health, readiness, metrics → body parsers → route table → 404 → problem+json errors.
  */
 export function createHttpApp(options: HttpAppOptions): Express {
+  const metrics = options.metrics ?? createMetrics();
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -50,6 +59,8 @@ export function createHttpApp(options: HttpAppOptions): Express {
     pinoHttp({
       logger: options.logger,
       genReqId: (req, res) => requestIdFor(req, res),
+      // Lines logged through req.log carry `reqId` (the completion line also has `req.id`).
+      quietReqLogger: true,
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
       autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' || req.url === '/metrics' },
       serializers: {
@@ -58,8 +69,12 @@ export function createHttpApp(options: HttpAppOptions): Express {
       },
     }),
   );
+  app.use(httpMetrics(metrics));
   app.use(helmet());
   mountHealth(app, options.readiness ?? []);
+  mountMetrics(app, metrics, options.metricsAccess ?? 'open');
+  // Other methods on these paths stop here too: nothing after (a route table, the gateway's proxy) sees them.
+  app.all(['/health', '/ready'], (req, _res, next) => next(errors.methodNotAllowed(req.method, ['GET', 'HEAD'])));
   if (options.parseBodies !== false) {
     const limit = options.bodyLimit ?? '100kb';
     app.use(assertSupportedBody);
@@ -75,6 +90,20 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use((req, _res, next) => next(errors.routeNotFound(req.method, req.path)));
   app.use(problemHandler(options.logger));
   return app;
+}
+
+/** `GET /metrics` in the Prometheus text format, for callers `access` lets in; a 404 for the rest. */
+function mountMetrics(app: Express, metrics: Metrics, access: MetricsAccess): void {
+  app.all('/metrics', async (req, res, next) => {
+    if (!mayReadMetrics(access, req.headers.authorization)) return next(errors.routeNotFound(req.method, req.path));
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next(errors.methodNotAllowed(req.method, ['GET', 'HEAD']));
+    try {
+      const text = await metrics.render();
+      res.set('Cache-Control', 'no-store').type(metrics.contentType).send(text);
+    } catch (err) {
+      next(err);
+    }
+  });
 }
 
 /** `GET /openapi.json`: the service's part, built on first request (so app creation stays cheap). */

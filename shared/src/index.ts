@@ -88,3 +88,29 @@ export {
   type RawPublishProperties,
   type ReadyHandler,
 } from './amqp';
+export { markStopping } from './health';
+export { OPERATIONS_PATHS } from './http-app';
+export { type ServiceContext } from './service';
+export {
+  createMetrics,
+  httpMetrics,
+  labelRoute,
+  mayReadMetrics,
+  UNMATCHED_ROUTE,
+  type Counter,
+  type CounterOptions,
+  type Gauge,
+  type GaugeOptions,
+  type Histogram,
+  type HistogramOptions,
+  type Metrics,
+  type MetricsAccess,
+} from './metrics';
+export {
+  assertSafeSettings,
+  findUnsafeSettings,
+  KNOWN_WEAK_SECRETS,
+  MIN_SECRET_BYTES,
+  SECRET_KEY_PATTERN,
+  UnsafeSettingsError,
+} from './production-checks';

@@ -113,7 +113,13 @@ No error contains a stack trace, a secret or a database message.
 ## Listings
 \`q\` (substring search, at most ${LISTING_LIMITS.maxQ} characters), \`page\` (from 1; \`(page − 1) × limit\` at most ${LISTING_LIMITS.maxOffset}),
 \`limit\` (${LISTING_LIMITS.defaultLimit} by default, 1 to ${LISTING_LIMITS.maxLimit}), \`sort\` (comma list, \`-\` for descending), \`fields\` (comma list; \`id\` always comes back).
-A listing answers \`{ count, rows }\` with \`X-Total-Count\` and an RFC 8288 \`Link\` header.`;
+A listing answers \`{ count, rows }\` with \`X-Total-Count\` and an RFC 8288 \`Link\` header.
+
+## Operations
+The gateway answers these itself; they are never forwarded to a service. \`GET /health\`: 200 while the process runs.
+\`GET /ready\`: 200 \`{ status: "ready", checks }\` when every service behind the gateway answers, else 503 naming each
+check (\`up\` or \`down\`); 503 \`stopping\` during a graceful stop. \`GET /metrics\` (Prometheus text) answers only
+\`Authorization: Bearer <METRICS_TOKEN>\` when the operator has set that token; anyone else, as when it is not set, gets a 404.`;
 
 const LEVEL_TEXT: Record<AccessLevel, string> = {
   public: 'public — anyone.',

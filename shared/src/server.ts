@@ -1,57 +1,108 @@
-import type { Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
+import { markStopping } from './health';
 
 export interface RunningServer {
   server: Server;
   port: number;
   url: string;
-  /** Stops accepting, lets in-flight requests finish (up to `timeoutMs`), then closes the rest. */
-  stop: (timeoutMs?: number) => Promise<void>;
+  /**
+   * Stops gracefully: `/ready` turns 503, no new connections, in-flight requests finish (their
+   * keep-alive connections close after the answer), idle connections close at once. Whatever is
+   * still running after `timeoutMs` is cut off. Resolves with the number of requests cut off.
+   */
+  stop: (timeoutMs?: number) => Promise<number>;
 }
 
 /** Listens and resolves once the port is bound. Keep-alive outlives the gateway's idle sockets. */
 export function listen(app: Express, port: number, host: string): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createServer(app);
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
+    const drain = trackRequests(server);
     server.once('error', reject);
-    server.once('listening', () => {
+    server.listen(port, host, () => {
       const address = server.address() as AddressInfo;
+      let stopping: Promise<number> | undefined;
       resolve({
         server,
         port: address.port,
         url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
-        stop: (timeoutMs = 10_000) => closeGracefully(server, timeoutMs),
+        stop: (timeoutMs = 10_000) => {
+          markStopping(app);
+          stopping ??= drain(timeoutMs);
+          return stopping;
+        },
       });
     });
   });
 }
 
-function closeGracefully(server: Server, timeoutMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
-    timer.unref();
-    server.close(() => {
-      clearTimeout(timer);
-      resolve();
+/**
+ * Follows the responses in progress so a stop can wait for them. `server.close()` alone waits for
+ * every keep-alive connection to time out (65 s here): a connection that was busy when the stop
+ * began would hold the process long after its answer went out.
+ */
+function trackRequests(server: Server): (timeoutMs: number) => Promise<number> {
+  const inFlight = new Set<ServerResponse>();
+  let stopping = false;
+  // Idle once the answer is written: close it then (on the next tick, when Node has marked it idle).
+  const closeWhenIdle = () => setImmediate(() => server.closeIdleConnections());
+
+  // First listener, so the header is set before the app can answer.
+  server.prependListener('request', (_req, res: ServerResponse) => {
+    if (stopping) res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => {
+      inFlight.delete(res);
+      if (stopping) closeWhenIdle();
     });
-    server.closeIdleConnections();
   });
+
+  return (timeoutMs) =>
+    new Promise((resolve) => {
+      stopping = true;
+      for (const res of inFlight) {
+        // The client learns that this connection ends with this answer (a proxy may still
+        // overwrite the header with its upstream's: the connection is closed once idle anyway).
+        if (!res.headersSent) res.setHeader('Connection', 'close');
+      }
+      let cutOff = 0;
+      const timer = setTimeout(() => {
+        cutOff = inFlight.size;
+        server.closeAllConnections();
+      }, timeoutMs);
+      timer.unref();
+      server.close(() => {
+        clearTimeout(timer);
+        resolve(cutOff);
+      });
+      server.closeIdleConnections();
+    });
 }
 
 /**
- * Runs `stop` once on SIGINT or SIGTERM, then exits 0 (1 if stopping failed).
- * A second signal while stopping exits at once.
+ * Runs `stop` once on SIGINT or SIGTERM, then exits 0 (1 if stopping failed or took longer than
+ * `timeoutMs`). A second signal while stopping exits 1 at once.
  */
-export function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
+export function stopOnSignals(stop: () => Promise<void>, logger: Logger, options: { timeoutMs?: number } = {}): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1);
+    if (stopping) {
+      logger.warn({ signal }, 'second signal while stopping: exiting now');
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ signal }, 'stopping');
+    if (options.timeoutMs !== undefined) {
+      setTimeout(() => {
+        logger.error({ timeoutMs: options.timeoutMs }, 'stop took too long: exiting now');
+        process.exit(1);
+      }, options.timeoutMs).unref();
+    }
     stop().then(
       () => {
         logger.info('stopped');
@@ -63,6 +114,6 @@ export function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
       },
     );
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }

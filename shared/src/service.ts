@@ -2,6 +2,8 @@ import type { Express } from 'express';
 import type Joi from 'joi';
 import { ConfigError, loadConfig, type BaseConfig } from './config';
 import { createLogger, type Logger } from './logger';
+import { createMetrics, type Metrics } from './metrics';
+import { findUnsafeSettings } from './production-checks';
 import { listen, stopOnSignals, type RunningServer } from './server';
 
 export interface ServiceParts {
@@ -10,14 +12,32 @@ export interface ServiceParts {
   stop?: () => Promise<void>;
 }
 
+/** What `runService` hands to `start` besides config and logger. */
+export interface ServiceContext {
+  /**
+   * The service's Prometheus series: register your own (`metrics.counter(…)`, `metrics.gauge(…)`)
+   * and pass it to `createHttpApp({ metrics })`, which adds the HTTP series and serves `/metrics`.
+   */
+  metrics: Metrics;
+}
+
+/** Time `parts.stop` gets after the HTTP drain, on top of SHUTDOWN_TIMEOUT_MS each, before the process gives up. */
+const STOP_MARGIN_MS = 5_000;
+
 /**
- * The one entry point of every service: config → logger → parts → listen → stop on signals.
- * A bad config exits 1 with every bad key named.
+ * The one entry point of every service: config → production checks → logger → parts → listen →
+ * stop on signals. A bad config, or weak settings in production, exits 1 with every problem named.
+ *
+ * On SIGTERM or SIGINT: `/ready` turns 503, the server stops accepting, in-flight requests finish
+ * (up to SHUTDOWN_TIMEOUT_MS), then `parts.stop` closes the rest (its own bound, SHUTDOWN_TIMEOUT_MS
+ * by convention), and the process exits 0. A stop that takes longer than twice that plus 5 s exits 1.
  */
 export async function runService<C extends BaseConfig>(options: {
   name: string;
   schema: Joi.ObjectSchema<C>;
-  start: (config: C, logger: Logger) => Promise<ServiceParts>;
+  start: (config: C, logger: Logger, context: ServiceContext) => Promise<ServiceParts>;
+  /** The service's own production checks (each problem a sentence), on top of the shared ones. */
+  productionChecks?: (config: C) => string[];
 }): Promise<RunningServer | undefined> {
   let config: C;
   try {
@@ -29,12 +49,36 @@ export async function runService<C extends BaseConfig>(options: {
     return undefined;
   }
   const logger = createLogger({ name: options.name, level: config.LOG_LEVEL });
-  const parts = await options.start(config, logger);
+  if (config.NODE_ENV === 'production') {
+    const problems = findUnsafeSettings(config, options.productionChecks);
+    if (problems.length > 0) {
+      logger.fatal({ problems }, `${options.name}: refusing to run in production with unsafe settings:\n  - ${problems.join('\n  - ')}`);
+      process.exitCode = 1;
+      return undefined;
+    }
+  }
+  // A signal before the server listens (say, while the database is still awaited): nothing is
+  // being served yet, so there is nothing to drain.
+  const stopBeforeListening = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'stopped before listening');
+    process.exit(0);
+  };
+  process.once('SIGINT', stopBeforeListening);
+  process.once('SIGTERM', stopBeforeListening);
+  const metrics = createMetrics();
+  const parts = await options.start(config, logger, { metrics });
   const running = await listen(parts.app, config.PORT, config.HOST);
+  process.off('SIGINT', stopBeforeListening);
+  process.off('SIGTERM', stopBeforeListening);
   logger.info({ url: running.url }, `${options.name} listening on ${running.url}`);
-  stopOnSignals(async () => {
-    await running.stop(config.SHUTDOWN_TIMEOUT_MS);
-    await parts.stop?.();
-  }, logger);
+  stopOnSignals(
+    async () => {
+      const cutOff = await running.stop(config.SHUTDOWN_TIMEOUT_MS);
+      if (cutOff > 0) logger.warn({ cutOff }, `${cutOff} request(s) still running after SHUTDOWN_TIMEOUT_MS were cut off`);
+      await parts.stop?.();
+    },
+    logger,
+    { timeoutMs: 2 * config.SHUTDOWN_TIMEOUT_MS + STOP_MARGIN_MS },
+  );
   return running;
 }

@@ -1,0 +1,181 @@
+/**
+ * The stack as `npm start` runs it (scripts/lib/stack.cjs): request ids across processes and
+ * logs, the metrics of each service and of the gateway, and readiness that names its checks.
+ */
+import { randomBytes } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { aSecret, backing, call, readLogLines, tempDir, waitForLogLine } from './support/processes';
+
+interface StackProcess {
+  name: string;
+  url: string;
+  logFile: string;
+}
+
+interface StackLib {
+  startStack(options: {
+    env: Record<string, string>;
+    ports: Record<string, number>;
+    logDir: string;
+    serviceEnv?: Record<string, Record<string, string>>;
+  }): Promise<{ gatewayUrl: string; processes: StackProcess[]; stop: () => Promise<void> }>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const stackLib = require('../../scripts/lib/stack.cjs') as StackLib;
+
+const METRICS_TOKEN = aSecret();
+const suffix = randomBytes(4).toString('hex');
+const dbNames = { identity: `ops_identity_${suffix}`, articles: `ops_articles_${suffix}` };
+const logs = tempDir('stack');
+
+let gatewayUrl: string;
+let processes: StackProcess[];
+let stopStack: () => Promise<void>;
+
+function proc(name: string): StackProcess {
+  const found = processes.find((p) => p.name === name);
+  if (!found) throw new Error(`no ${name} process in the stack`);
+  return found;
+}
+
+/** One sample of the exposition, e.g. `http_requests_total{method="GET",route="/articles",status="200"}`. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  const wanted = `${name}{${Object.entries(labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',')}}`;
+  const line = text.split('\n').find((l) => l.startsWith(`${wanted} `));
+  return line === undefined ? undefined : Number(line.slice(wanted.length + 1));
+}
+
+beforeAll(async () => {
+  const mongoUrl = process.env.MONGODB_URL;
+  if (!mongoUrl) throw new Error('MONGODB_URL is not set: run through jest (its global setup provisions MongoDB)');
+  const ports: Record<string, number> = {};
+  for (const name of ['gateway', 'identity', 'articles']) ports[name] = await backing.freePort();
+  const stack = await stackLib.startStack({
+    env: {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      MONGODB_URL: mongoUrl,
+      MASTER_KEY: aSecret(),
+      JWT_SECRET: aSecret(),
+      PRINCIPAL_SECRET: aSecret(),
+      BCRYPT_ROUNDS: '4',
+    },
+    ports,
+    logDir: logs.dir,
+    serviceEnv: {
+      gateway: { METRICS_TOKEN },
+      identity: { MONGODB_DB: dbNames.identity },
+      articles: { MONGODB_DB: dbNames.articles },
+    },
+  });
+  ({ gatewayUrl, processes, stop: stopStack } = stack);
+}, 90_000);
+
+afterAll(async () => {
+  await stopStack?.();
+  const client = new MongoClient(process.env.MONGODB_URL ?? '', { serverSelectionTimeoutMS: 5_000 });
+  await Promise.allSettled(Object.values(dbNames).map((name) => client.db(name).dropDatabase()));
+  await client.close();
+  logs.cleanup();
+});
+
+describe('X-Request-Id across the stack', () => {
+  test("when the client sends one, then it comes back and is on the gateway's and the service's log lines of that request", async () => {
+    const requestId = `ops-${randomBytes(6).toString('hex')}`;
+
+    const res = await call(`${gatewayUrl}/articles?q=nothing-${suffix}`, { headers: { 'X-Request-Id': requestId } });
+
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe(requestId);
+    const articlesLog = proc('articles').logFile;
+    const serviceLine = await waitForLogLine(
+      () => readLogLines(articlesLog),
+      (l) => l.reqId === requestId,
+    );
+    expect(serviceLine).toMatchObject({ service: 'articles', msg: 'request completed', req: { id: requestId, method: 'GET' } });
+    const gatewayLog = proc('gateway').logFile;
+    const gatewayLine = await waitForLogLine(
+      () => readLogLines(gatewayLog),
+      (l) => l.reqId === requestId,
+    );
+    expect(gatewayLine).toMatchObject({ service: 'gateway', res: { statusCode: 200 } });
+  });
+
+  test('when the client sends none, then the gateway makes one and the service logs that one', async () => {
+    const res = await call(`${gatewayUrl}/articles/0123456789abcdef01234567`);
+    const requestId = res.headers.get('x-request-id');
+
+    expect(res.status).toBe(404);
+    expect(res.json()).toMatchObject({ requestId });
+    const articlesLog = proc('articles').logFile;
+    expect(
+      await waitForLogLine(
+        () => readLogLines(articlesLog),
+        (l) => l.reqId === requestId,
+      ),
+    ).toMatchObject({ res: { statusCode: 404 } });
+  });
+});
+
+describe('GET /metrics', () => {
+  test.each(['identity', 'articles'])('when %s is scraped on its own port, then the HTTP and process series are there', async (name) => {
+    await call(`${gatewayUrl}/${name === 'identity' ? 'users/0123456789abcdef01234567' : 'articles'}`);
+
+    const res = await call(`${proc(name).url}/metrics`);
+
+    expect(res.status).toBe(200);
+    for (const series of [
+      'http_requests_total',
+      'http_request_duration_seconds',
+      'nodejs_eventloop_lag_seconds',
+      'process_resident_memory_bytes',
+    ]) {
+      expect(res.text).toMatch(new RegExp(`^# TYPE ${series} `, 'm'));
+    }
+    const route = name === 'identity' ? '/users/:id' : '/articles';
+    const status = name === 'identity' ? '404' : '200';
+    expect(sample(res.text, 'http_requests_total', { method: 'GET', route, status })).toBeGreaterThanOrEqual(1);
+  });
+
+  test('when the gateway is scraped with its token, then it counts by policy row, not by URL', async () => {
+    await call(`${gatewayUrl}/articles/0123456789abcdef01234567`);
+
+    const res = await call(`${gatewayUrl}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
+
+    expect(res.status).toBe(200);
+    expect(sample(res.text, 'http_requests_total', { method: 'GET', route: '/articles/:id', status: '404' })).toBeGreaterThanOrEqual(1);
+    expect(res.text).not.toMatch(/0123456789abcdef01234567/);
+  });
+
+  test.each([
+    ['no token', {}],
+    ['a wrong token', { Authorization: `Bearer ${aSecret()}` }],
+    ['Basic credentials', { Authorization: 'Basic bWV0cmljczptZXRyaWNz' }],
+  ])('when the gateway is asked with %s, then 404, as for any unknown path', async (_what, headers) => {
+    const res = await call(`${gatewayUrl}/metrics`, { headers });
+
+    expect(res.status).toBe(404);
+    expect(res.json()).toMatchObject({ status: 404, code: 'route_not_found' });
+  });
+});
+
+describe('GET /health and /ready', () => {
+  test("when asked through the gateway, then the gateway answers itself, naming its upstreams (a service's own /ready is never proxied)", async () => {
+    const ready = await call(`${gatewayUrl}/ready`);
+    const health = await call(`${gatewayUrl}/health`);
+
+    expect(ready.status).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', checks: { identity: 'up', articles: 'up' } });
+    expect(health.json()).toEqual({ status: 'ok' });
+  });
+
+  test.each(['identity', 'articles'])('when %s is asked on its own port, then /ready names its database check', async (name) => {
+    const res = await call(`${proc(name).url}/ready`);
+
+    expect(res.status).toBe(200);
+    expect(res.json()).toEqual({ status: 'ready', checks: { mongodb: 'up' } });
+  });
+});
