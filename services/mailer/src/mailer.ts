@@ -1,6 +1,16 @@
 import type { Express } from 'express';
-import { createAmqp, createMongo, mailTopology, type AmqpClient, type Logger, type MailTopology, type MongoHandle } from '@restgate/shared';
-import { createMailConsumer } from './amqp/mail.consumer';
+import {
+  createAmqp,
+  createMetrics,
+  createMongo,
+  mailTopology,
+  type AmqpClient,
+  type Logger,
+  type MailTopology,
+  type Metrics,
+  type MongoHandle,
+} from '@restgate/shared';
+import { createMailConsumer, type MailEvent } from './amqp/mail.consumer';
 import { createApp } from './app';
 import type { MailerConfig } from './config';
 import { createDeliveryRepository } from './data/delivery.repository';
@@ -41,7 +51,7 @@ const SEND_SHARE_OF_LEASE = 0.8;
 const SETTLE_AFTER_ABORT_MS = 2_000;
 
 /** Wires the mailer together. Nothing connects until `start()`. */
-export function createMailer(config: MailerSettings, logger: Logger): Mailer {
+export function createMailer(config: MailerSettings, logger: Logger, metrics: Metrics = createMetrics()): Mailer {
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
   const deliveries = createDeliveryRepository(mongo.db);
   const sender = config.SMTP_URL
@@ -60,9 +70,11 @@ export function createMailer(config: MailerSettings, logger: Logger): Mailer {
     prefetch: config.SMTP_POOL_SIZE,
     logger,
     deliver: (message, log) => deliverMail(message, { deliveries, sender, leaseMs: config.SENDING_LEASE_MS, log }),
+    observe: mailCounters(metrics),
   });
   const app = createApp({
     logger,
+    metrics,
     readiness: [amqp.readiness, mongo.readiness, { name: sender.kind, check: () => sender.check() }],
   });
 
@@ -94,6 +106,20 @@ export function createMailer(config: MailerSettings, logger: Logger): Mailer {
       await mongo.close();
     },
   };
+}
+
+/** mail_sent_total, mail_failed_total (a send that will be retried), mail_dead_lettered_total, mail_duplicates_skipped_total. */
+function mailCounters(metrics: Metrics): (event: MailEvent) => void {
+  const counters: Record<MailEvent, { inc(): void }> = {
+    sent: metrics.counter({ name: 'mail_sent_total', help: 'Mails handed to the SMTP server (or written to the outbox folder).' }),
+    failed: metrics.counter({ name: 'mail_failed_total', help: 'Sends that failed and were scheduled for a retry.' }),
+    'dead-lettered': metrics.counter({ name: 'mail_dead_lettered_total', help: 'Messages moved to the dead-letter queue.' }),
+    'skipped-duplicate': metrics.counter({
+      name: 'mail_duplicates_skipped_total',
+      help: 'Redelivered messages acknowledged without sending, because the delivery log had them.',
+    }),
+  };
+  return (event) => counters[event].inc();
 }
 
 /** host:port of the SMTP URL, without credentials, for the logs. */

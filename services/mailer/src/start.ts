@@ -7,8 +7,8 @@ const NAME = 'mailer';
 void runService<MailerConfig>({
   name: NAME,
   schema: configSchema,
-  start: async (config, logger) => {
-    const mailer = createMailer(config, logger);
+  start: async (config, logger, { metrics }) => {
+    const mailer = createMailer(config, logger, metrics);
     mailer.start();
     return { app: mailer.app, stop: () => mailer.stop(config.SHUTDOWN_TIMEOUT_MS) };
   },

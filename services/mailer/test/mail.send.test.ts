@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import { aPasswordResetMessage } from './support/builders';
 import { pause } from './support/eventually';
@@ -47,7 +48,7 @@ describe('mail.password-reset message', () => {
     // Arrange
     smtp = await startTestSmtp();
     env = await aMailerEnv({ SMTP_URL: smtp.url });
-    await env.startMailer();
+    const mailer = await env.startMailer();
     const message = aPasswordResetMessage();
     await env.publisher.publish(env.topology.exchange, ROUTING_KEY, message);
     await smtp.waitForMails(1);
@@ -63,5 +64,9 @@ describe('mail.password-reset message', () => {
     expect(smtp.mails.map((m) => m.messageId)).toEqual([`<${message.id}@restgate.test>`, `<${next.id}@restgate.test>`]);
     expect(await env.deliveries.findOne({ _id: message.id })).toMatchObject({ status: 'sent', sends: 1 });
     expect(await env.depth(env.topology.queue)).toBe(0);
+    const metrics = await request(mailer.app).get('/metrics');
+    expect(metrics.text).toMatch(/^mail_sent_total 2$/m);
+    expect(metrics.text).toMatch(/^mail_duplicates_skipped_total 1$/m);
+    expect(metrics.text).toMatch(/^mail_dead_lettered_total 0$/m);
   });
 });

@@ -20,7 +20,11 @@ export interface MailConsumerDeps {
   prefetch: number;
   deliver: (message: Message, log: Logger) => Promise<DeliveryOutcome>;
   logger: Logger;
+  /** Told how each message ended, for the metrics. */
+  observe?: (event: MailEvent) => void;
 }
+
+export type MailEvent = 'sent' | 'skipped-duplicate' | 'failed' | 'dead-lettered';
 
 export interface MailConsumer {
   /** Declares the topology and consumes, now and after every reconnect. */
@@ -101,11 +105,13 @@ export function createMailConsumer(deps: MailConsumerDeps): MailConsumer {
     switch (outcome.status) {
       case 'sent':
         ack(channel, msg, log);
+        deps.observe?.('sent');
         if (outcome.sent.location) log.info({ location: outcome.sent.location }, `mail written to ${outcome.sent.location}`);
         else log.info({ response: outcome.sent.response }, 'mail sent');
         return;
       case 'already-sent':
         ack(channel, msg, log);
+        deps.observe?.('skipped-duplicate');
         log.info('mail already sent for this message id: acknowledged without sending');
         return;
       case 'busy':
@@ -117,6 +123,7 @@ export function createMailConsumer(deps: MailConsumerDeps): MailConsumer {
   }
 
   async function retryLater(channel: Channel, msg: ConsumeMessage, attempts: number, reason: string, log: Logger): Promise<void> {
+    deps.observe?.('failed');
     const next = topology.retryQueues[attempts - 1];
     if (!next) {
       await deadLetter(channel, msg, `gave up after ${attempts} attempts: ${reason}`, attempts, log);
@@ -128,6 +135,7 @@ export function createMailConsumer(deps: MailConsumerDeps): MailConsumer {
 
   async function deadLetter(channel: Channel, msg: ConsumeMessage, reason: string, attempts: number, log: Logger): Promise<void> {
     log.error({ reason }, 'mail message dead-lettered');
+    deps.observe?.('dead-lettered');
     const headers = {
       [H.attempts]: attempts,
       [H.deadReason]: reason.slice(0, 1_000),
