@@ -31,7 +31,8 @@ const SERVICES = [
     portEnv: 'IDENTITY_PORT',
     defaultPort: 9001,
     urlEnv: 'IDENTITY_URL',
-    secrets: ['PRINCIPAL_SECRET', 'JWT_SECRET', 'FACEBOOK_APP_SECRET'],
+    // AMQP_URL: the outbox relay publishes password-reset mails (the URL may hold credentials).
+    secrets: ['PRINCIPAL_SECRET', 'JWT_SECRET', 'FACEBOOK_APP_SECRET', 'AMQP_URL'],
   },
   {
     name: 'articles',
@@ -40,6 +41,15 @@ const SERVICES = [
     defaultPort: 9002,
     urlEnv: 'ARTICLES_URL',
     secrets: ['PRINCIPAL_SECRET'],
+  },
+  {
+    // Consumes the mail queue; no urlEnv: the gateway never routes to it. Without SMTP_URL it
+    // writes each mail to OUTBOX_DIR (default .data/outbox) as <message id>.eml.
+    name: 'mailer',
+    dir: 'services/mailer',
+    portEnv: 'MAILER_PORT',
+    defaultPort: 9003,
+    secrets: ['PRINCIPAL_SECRET', 'AMQP_URL', 'SMTP_URL'],
   },
 ];
 

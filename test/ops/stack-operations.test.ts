@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
+import { deleteTopology } from '../support/stack';
 import { aSecret, backing, call, readLogLines, tempDir, waitForLogLine } from './support/processes';
 
 interface StackProcess {
@@ -26,7 +27,8 @@ const stackLib = require('../../scripts/lib/stack.cjs') as StackLib;
 
 const METRICS_TOKEN = aSecret();
 const suffix = randomBytes(4).toString('hex');
-const dbNames = { identity: `ops_identity_${suffix}`, articles: `ops_articles_${suffix}` };
+const dbNames = { identity: `ops_identity_${suffix}`, articles: `ops_articles_${suffix}`, mailer: `ops_mailer_${suffix}` };
+const topologyPrefix = `ops-${suffix}.`;
 const logs = tempDir('stack');
 
 let gatewayUrl: string;
@@ -52,12 +54,19 @@ beforeAll(async () => {
   const mongoUrl = process.env.MONGODB_URL;
   if (!mongoUrl) throw new Error('MONGODB_URL is not set: run through jest (its global setup provisions MongoDB)');
   const ports: Record<string, number> = {};
-  for (const name of ['gateway', 'identity', 'articles']) ports[name] = await backing.freePort();
+  for (const name of ['gateway', 'identity', 'articles', 'mailer']) ports[name] = await backing.freePort();
+  const amqpUrl = process.env.AMQP_URL;
+  if (!amqpUrl) throw new Error('AMQP_URL is not set: run through jest (its global setup provisions RabbitMQ)');
   const stack = await stackLib.startStack({
     env: {
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
       MONGODB_URL: mongoUrl,
+      AMQP_URL: amqpUrl,
+      // Queues of our own on the shared broker; the mailer writes .eml files into this run's folder.
+      TOPOLOGY_PREFIX: topologyPrefix,
+      SMTP_URL: '',
+      OUTBOX_DIR: `${logs.dir}/outbox`,
       MASTER_KEY: aSecret(),
       JWT_SECRET: aSecret(),
       PRINCIPAL_SECRET: aSecret(),
@@ -69,6 +78,7 @@ beforeAll(async () => {
       gateway: { METRICS_TOKEN },
       identity: { MONGODB_DB: dbNames.identity },
       articles: { MONGODB_DB: dbNames.articles },
+      mailer: { MONGODB_DB: dbNames.mailer },
     },
   });
   ({ gatewayUrl, processes, stop: stopStack } = stack);
@@ -76,6 +86,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stopStack?.();
+  if (process.env.AMQP_URL) await deleteTopology(process.env.AMQP_URL, topologyPrefix);
   const client = new MongoClient(process.env.MONGODB_URL ?? '', { serverSelectionTimeoutMS: 5_000 });
   await Promise.allSettled(Object.values(dbNames).map((name) => client.db(name).dropDatabase()));
   await client.close();
@@ -138,6 +149,15 @@ describe('GET /metrics', () => {
     const route = name === 'identity' ? '/users/:id' : '/articles';
     const status = name === 'identity' ? '404' : '200';
     expect(sample(res.text, 'http_requests_total', { method: 'GET', route, status })).toBeGreaterThanOrEqual(1);
+  });
+
+  test('when identity and the mailer are scraped, then the outbox backlog and the mail counters are there', async () => {
+    const [identity, mailer] = await Promise.all([call(`${proc('identity').url}/metrics`), call(`${proc('mailer').url}/metrics`)]);
+
+    expect(identity.text).toMatch(/^identity_outbox_pending \d+$/m);
+    for (const series of ['mail_sent_total', 'mail_failed_total', 'mail_dead_lettered_total']) {
+      expect(mailer.text).toMatch(new RegExp(`^${series} \\d+$`, 'm'));
+    }
   });
 
   test('when the gateway is scraped with its token, then it counts by policy row, not by URL', async () => {

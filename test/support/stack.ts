@@ -60,7 +60,7 @@ const backingLib = require('../../scripts/lib/backing.cjs') as BackingLib;
 
 const ROOT_DIR = path.resolve(__dirname, '..', '..');
 
-export type ServiceName = 'identity' | 'articles';
+export type ServiceName = 'identity' | 'articles' | 'mailer';
 
 export interface TestSecrets {
   MASTER_KEY: string;
@@ -76,6 +76,8 @@ export interface TestStack {
   jwt: { issuer: string; audience: string };
   /** The service's own database, to assert side effects (and their absence). */
   db: (service: ServiceName) => Db;
+  /** Where the mailer writes each mail as `<message id>.eml` (no SMTP server in the contract stack). */
+  outboxDir: string;
   stop: () => Promise<void>;
 }
 
@@ -107,7 +109,7 @@ function warnIfStale(dirs: string[]): void {
  * Deletes the queues and exchange a stack declared under its own topology prefix, so that runs
  * against a long-lived broker leave nothing behind. Best effort: teardown never fails on it.
  */
-async function deleteTopology(url: string, prefix: string): Promise<void> {
+export async function deleteTopology(url: string, prefix: string): Promise<void> {
   const topology = mailTopology({ prefix });
   let connection: amqplib.ChannelModel | undefined;
   try {
@@ -147,10 +149,15 @@ export async function startTestStack(options: { env?: Record<string, string> } =
   const suffix = randomBytes(5).toString('hex');
   const amqpUrl = process.env.AMQP_URL;
   const secrets: TestSecrets = { MASTER_KEY: secret(), JWT_SECRET: secret(), PRINCIPAL_SECRET: secret() };
-  const dbNames: Record<ServiceName, string> = { identity: `contract_identity_${suffix}`, articles: `contract_articles_${suffix}` };
+  const dbNames: Record<ServiceName, string> = {
+    identity: `contract_identity_${suffix}`,
+    articles: `contract_articles_${suffix}`,
+    mailer: `contract_mailer_${suffix}`,
+  };
   const ports: Record<string, number> = {};
   for (const def of defs) ports[def.name] = await backingLib.freePort();
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-contract-'));
+  const outboxDir = path.join(logDir, 'outbox');
 
   // Server-side errors (an unexpected 500, say) are shown with the test output, not only in a log file.
   const errorLines: string[] = [];
@@ -169,6 +176,9 @@ export async function startTestStack(options: { env?: Record<string, string> } =
         ...(amqpUrl ? { AMQP_URL: amqpUrl } : {}),
         // Queues of our own on a broker other test files (and their stacks) share.
         TOPOLOGY_PREFIX: `contract-${suffix}.`,
+        // The mailer writes .eml files, in a folder of this stack's own.
+        SMTP_URL: '',
+        OUTBOX_DIR: outboxDir,
         LOG_LEVEL: 'warn',
         BCRYPT_ROUNDS: '4',
         ...options.env,
@@ -202,5 +212,5 @@ export async function startTestStack(options: { env?: Record<string, string> } =
     else fs.rmSync(logDir, { recursive: true, force: true });
   };
 
-  return { url: stack.gatewayUrl, secrets, jwt: { issuer: 'restgate', audience: 'restgate-api' }, db, stop };
+  return { url: stack.gatewayUrl, secrets, jwt: { issuer: 'restgate', audience: 'restgate-api' }, db, outboxDir, stop };
 }

@@ -1,4 +1,4 @@
-import { createHttpApp, type Logger, type ReadinessCheck, type RouteDef } from '@restgate/shared';
+import { createHttpApp, type Logger, type Metrics, type ReadinessCheck, type RouteDef } from '@restgate/shared';
 import type { Express } from 'express';
 import type { IdentityConfig } from './config';
 
@@ -9,6 +9,8 @@ export interface AppDeps {
   routes: RouteDef[];
   /** MongoDB. */
   readiness: ReadinessCheck[];
+  /** The service's own series (the outbox backlog), served at `/metrics` with the HTTP ones. */
+  metrics?: Metrics;
 }
 
 /** The identity HTTP app. Connects to nothing and listens nowhere. */
@@ -20,5 +22,6 @@ export function createApp(deps: AppDeps): Express {
     principalSecret: deps.config.PRINCIPAL_SECRET,
     readiness: deps.readiness,
     bodyLimit: deps.config.BODY_LIMIT,
+    metrics: deps.metrics,
   });
 }

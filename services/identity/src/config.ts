@@ -13,6 +13,12 @@ export interface IdentityConfig extends BaseConfig {
   PASSWORD_MIN_LENGTH: number;
   BCRYPT_ROUNDS: number;
   HASH_WORKERS: number;
+  AMQP_URL: string;
+  RESET_LINK_ORIGINS: string[];
+  RESET_DEFAULT_PAGE: string;
+  RESET_TOKEN_TTL_SECONDS: number;
+  OUTBOX_POLL_MS: number;
+  TOPOLOGY_PREFIX: string;
   SOCIAL_PROVIDERS: SocialProviderName[];
   SOCIAL_TIMEOUT_MS: number;
   FACEBOOK_API_URL: string;
@@ -35,6 +41,33 @@ function commaList(allowed?: readonly string[]) {
       const unknown = [...items].filter((item) => allowed && !allowed.includes(item));
       if (unknown.length > 0) return helpers.message({ custom: `{{#label}} has ${unknown.join(', ')}; allowed: ${allowed?.join(', ')}` });
       return [...items];
+    });
+}
+
+/** The origin `item` names, or null when it is not a bare http(s) origin (a path, query, fragment or credentials). */
+function originOf(item: string): string | null {
+  try {
+    const url = new URL(item);
+    const bare = (url.protocol === 'https:' || url.protocol === 'http:') && url.pathname === '/' && !url.search && !url.hash;
+    return bare && !url.username && !url.password ? url.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/** "https://a.example, http://b.example:8080" → their origins, normalised as browsers do (`new URL(x).origin`). */
+function originList() {
+  return Joi.string()
+    .empty('')
+    .custom((value: string, helpers) => {
+      const items = value
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean);
+      const bad = items.filter((item) => originOf(item) === null);
+      if (bad.length > 0)
+        return helpers.message({ custom: `{{#label}} has ${bad.join(', ')}: not origins such as https://app.example.com` });
+      return [...new Set(items.map(originOf))];
     });
 }
 
@@ -62,6 +95,41 @@ export const identityConfigSchema = baseConfigSchema.keys({
     .max(64)
     .default(Math.max(1, availableParallelism() - 1))
     .description('Worker threads that hash and compare passwords (default: one core left for the event loop).'),
+  AMQP_URL: Joi.string()
+    .uri({ scheme: ['amqp', 'amqps'] })
+    .required()
+    .description(
+      'RabbitMQ URL, e.g. amqp://guest:guest@127.0.0.1:5672: where the outbox relay publishes mail requests (password reset mails).',
+    ),
+  RESET_LINK_ORIGINS: originList()
+    .default([])
+    .description(
+      'Origins (scheme://host[:port]) a POST /password-resets `link` may have, comma-separated, e.g. "https://app.example.com". A link with any other origin gets RESET_DEFAULT_PAGE instead. Default none.',
+    ),
+  RESET_DEFAULT_PAGE: httpUrl
+    .default('http://127.0.0.1:9000/password-resets')
+    .description(
+      "The page a reset mail links to (as <page>/<token>) when the request's link is missing or not allowed. Default: the local gateway's own GET /password-resets/:token, which answers whose token it is; set your app's reset page in production.",
+    ),
+  RESET_TOKEN_TTL_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .max(86_400)
+    .default(3_600)
+    .description('How long a password reset token works, in seconds.'),
+  OUTBOX_POLL_MS: Joi.number()
+    .integer()
+    .min(50)
+    .max(600_000)
+    .default(2_000)
+    .description(
+      'How often the outbox relay looks for mail requests to publish (retries, rows of other replicas, the backlog after a broker outage); a new request wakes it at once.',
+    ),
+  TOPOLOGY_PREFIX: Joi.string()
+    .pattern(/^[A-Za-z0-9._-]*$/)
+    .allow('')
+    .default('')
+    .description("Prefix of the exchange and queue names, the same as the mailer's (tests use one per file)."),
   SOCIAL_PROVIDERS: commaList(SOCIAL_PROVIDER_NAMES)
     .default([])
     .description(

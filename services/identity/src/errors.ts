@@ -24,4 +24,8 @@ export const identityErrors = {
   needsUser(): AppError {
     return errors.unauthorized('"me" needs a user token.', false);
   },
+  /** One answer for an unknown, used, expired or malformed reset token. */
+  resetNotFound(): AppError {
+    return errors.notFound('No such password reset: the link is unknown, used or expired.', 'password_reset_not_found');
+  },
 };

@@ -6,11 +6,12 @@ import { createPasswordHasher } from './domain/password-hasher';
 import { createSocialLogin } from './domain/social/social-login';
 import { createTokenIssuer } from './domain/token-issuer';
 import { identityRoutes } from './http/routes';
+import { wirePasswordResets } from './password-reset.wiring';
 
 void runService({
   name: 'identity',
   schema: identityConfigSchema,
-  start: async (config, logger) => {
+  start: async (config, logger, { metrics }) => {
     const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
     const users = new UserRepository(mongo.db);
     await retryUntil(() => users.ensureIndexes(), 30_000, logger, 'creating indexes');
@@ -21,17 +22,29 @@ void runService({
       audience: config.JWT_AUDIENCE,
       ttlSeconds: config.JWT_TTL_SECONDS,
     });
+    const passwordResets = wirePasswordResets({ config, db: mongo.db, users, hasher, logger });
+    await retryUntil(() => passwordResets.ensureIndexes(), 30_000, logger, 'creating password reset indexes');
     const routes = applyPolicy(
       identityRoutes(
         { users, hasher, tokens },
-        { passwordMinLength: config.PASSWORD_MIN_LENGTH, social: createSocialLogin(config, logger) },
+        { passwordMinLength: config.PASSWORD_MIN_LENGTH, social: createSocialLogin(config, logger), passwordResets: passwordResets.deps },
       ),
       config.ROUTE_POLICY,
     );
-    const app = createApp({ config, logger, routes, readiness: [mongo.readiness] });
+    // No broker in readiness: with RabbitMQ away, resets are still taken (the outbox keeps them).
+    const app = createApp({ config, logger, routes, readiness: [mongo.readiness], metrics });
+    metrics.gauge({
+      name: 'identity_outbox_pending',
+      help: 'Password-reset mails waiting in the outbox for the broker.',
+      async collect() {
+        this.set(await passwordResets.relay.backlog());
+      },
+    });
+    passwordResets.start();
     return {
       app,
       stop: async () => {
+        await passwordResets.stop();
         await hasher.close();
         await mongo.close();
       },

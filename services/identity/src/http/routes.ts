@@ -1,11 +1,21 @@
 import type { RouteDef } from '@restgate/shared';
 import type { IdentityDeps } from '../domain/identity-deps';
+import type { PasswordResetDeps } from '../domain/password-reset';
 import type { SocialLogin } from '../domain/social/social-login';
 import { authRoutes } from './auth.routes';
+import { passwordResetRoutes } from './password-reset.routes';
 import { socialRoutes } from './social.routes';
 import { userRoutes } from './user.routes';
 
 /** The identity service's route table with its default levels (before `ROUTE_POLICY`). */
-export function identityRoutes(deps: IdentityDeps, options: { passwordMinLength: number; social?: SocialLogin }): RouteDef[] {
-  return [...authRoutes(deps), ...socialRoutes(deps, options.social), ...userRoutes(deps, options)];
+export function identityRoutes(
+  deps: IdentityDeps,
+  options: { passwordMinLength: number; social?: SocialLogin; passwordResets?: PasswordResetDeps },
+): RouteDef[] {
+  return [
+    ...authRoutes(deps),
+    ...socialRoutes(deps, options.social),
+    ...userRoutes(deps, options),
+    ...(options.passwordResets ? passwordResetRoutes(options.passwordResets, options) : []),
+  ];
 }

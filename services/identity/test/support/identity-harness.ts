@@ -12,6 +12,7 @@ import { createSocialLogin } from '../../src/domain/social/social-login';
 import { createTokenIssuer } from '../../src/domain/token-issuer';
 import type { Role } from '../../src/domain/user';
 import { identityRoutes } from '../../src/http/routes';
+import { wirePasswordResets, type PasswordResets } from '../../src/password-reset.wiring';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdef-0123456789';
 export const MASTER: Principal = { kind: 'master' };
@@ -35,6 +36,8 @@ export interface IdentityHarness {
   aUser(overrides?: { email?: string; password?: string; name?: string; role?: Role }): Promise<TestUser>;
   /** The stored user document, or null. */
   userDoc(id: string): Promise<Record<string, any> | null>;
+  /** Password resets as start.ts wires them; the broker connection and the outbox relay run only after `passwordResets.start()`. */
+  passwordResets: PasswordResets;
   close(): Promise<void>;
 }
 
@@ -49,6 +52,8 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<I
     BCRYPT_ROUNDS: '4',
     HASH_WORKERS: '1',
     LOG_LEVEL: 'silent',
+    AMQP_URL: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+    TOPOLOGY_PREFIX: `test.identity.${uniqueSuffix()}.`,
     ...env,
   });
   const logger = createLogger({ name: 'identity-test', level: config.LOG_LEVEL });
@@ -63,8 +68,22 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<I
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
   const deps = { users, hasher, tokens };
+  // A short reconnect back-off: outage tests wait for the reconnect.
+  const passwordResets = wirePasswordResets({
+    config,
+    db: mongo.db,
+    users,
+    hasher,
+    logger,
+    amqpOptions: { reconnectDelayMs: { min: 50, max: 500 } },
+  });
+  await passwordResets.ensureIndexes();
   const routes = applyPolicy(
-    identityRoutes(deps, { passwordMinLength: config.PASSWORD_MIN_LENGTH, social: createSocialLogin(config) }),
+    identityRoutes(deps, {
+      passwordMinLength: config.PASSWORD_MIN_LENGTH,
+      social: createSocialLogin(config),
+      passwordResets: passwordResets.deps,
+    }),
     config.ROUTE_POLICY,
   );
   const app = createApp({ config, logger, routes, readiness: [mongo.readiness] });
@@ -85,7 +104,9 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<I
       return { id: user.id, email: user.email, password, role, principal: { kind: 'user', id: user.id, role } };
     },
     userDoc: (id) => mongo.db.collection('users').findOne({ _id: new ObjectId(id) }),
+    passwordResets,
     async close() {
+      await passwordResets.stop();
       await mongo.db.dropDatabase();
       await hasher.close();
       await mongo.close();

@@ -1,0 +1,24 @@
+import { identityErrors } from '../errors';
+import { assertActiveReset, assertResetUser, type PasswordResetDeps } from './password-reset';
+import { fullView, type FullUserView } from './user';
+
+/**
+ * Sets a new password with a reset token. The token is used up atomically (of two concurrent
+ * calls, one wins, the other gets the 404 of a used token), and every other reset of the user
+ * ends with it.
+ */
+export async function completePasswordReset(
+  deps: Pick<PasswordResetDeps, 'resets' | 'users' | 'hasher'>,
+  token: string,
+  password: string,
+): Promise<FullUserView> {
+  const reset = await assertActiveReset(deps, token);
+  const user = await assertResetUser(deps, reset);
+  // Hashed before the token is spent: a failing hash leaves the user a working link.
+  const passwordHash = await deps.hasher.hash(password);
+  if (!(await deps.resets.consume(reset.id, new Date()))) throw identityErrors.resetNotFound();
+  await deps.resets.deleteAllOfUser(user.id);
+  const updated = await deps.users.update(user.id, { passwordHash });
+  if (!updated) throw identityErrors.resetNotFound();
+  return fullView(updated);
+}

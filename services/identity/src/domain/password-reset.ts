@@ -1,0 +1,99 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { hasControlCharacters } from '@restgate/shared';
+import type { PasswordResetRepository } from '../data/password-reset.repository';
+import type { UserRepository } from '../data/user.repository';
+import { identityErrors } from '../errors';
+import type { PasswordHasher } from './password-hasher';
+import { nameFromEmail, type UserRecord } from './user';
+
+/** A stored reset, as the use cases see it. */
+export interface PasswordResetRecord {
+  id: string;
+  userId: string;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+export interface PasswordResetSettings {
+  /** Origins (`new URL(x).origin` form) a requested link may have. */
+  linkOrigins: string[];
+  /** The page the link points at when no allowed link was asked for. */
+  defaultPage: string;
+  ttlSeconds: number;
+}
+
+export interface PasswordResetDeps {
+  users: UserRepository;
+  resets: PasswordResetRepository;
+  hasher: PasswordHasher;
+  settings: PasswordResetSettings;
+  /** Called after a mail request is written, so the relay publishes it now rather than at its next poll. */
+  mailQueued: () => void;
+}
+
+const TOKEN_BYTES = 32;
+/** 32 bytes in base64url, unpadded. */
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** A new token (256 random bits, base64url) and the hash that is all the database keeps. */
+export function newResetToken(): { token: string; tokenHash: string } {
+  const token = randomBytes(TOKEN_BYTES).toString('base64url');
+  return { token, tokenHash: hashResetToken(token) };
+}
+
+export function hashResetToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/**
+ * The live reset a token opens. Unknown, used, expired, malformed: one 404 for all, and a
+ * malformed token costs no query.
+ */
+export async function assertActiveReset(deps: Pick<PasswordResetDeps, 'resets'>, token: string): Promise<PasswordResetRecord> {
+  const reset = TOKEN_PATTERN.test(token) ? await deps.resets.findActive(hashResetToken(token), new Date()) : null;
+  if (!reset) throw identityErrors.resetNotFound();
+  return reset;
+}
+
+/** The user a live reset belongs to; a user deleted since is the same 404 as a dead token. */
+export async function assertResetUser(deps: Pick<PasswordResetDeps, 'users'>, reset: PasswordResetRecord): Promise<UserRecord> {
+  const user = await deps.users.findById(reset.userId);
+  if (!user) throw identityErrors.resetNotFound();
+  return user;
+}
+
+/**
+ * `<page>/<token>`, where page is the requested link when its origin is allowed, otherwise the
+ * default page. Origins are compared whole (scheme, host and port), never as a string prefix:
+ * `https://app.example.com.evil.test` does not start with the origin `https://app.example.com`.
+ * The request's Host header plays no part.
+ */
+export function resetLink(
+  requested: string | undefined,
+  token: string,
+  settings: Pick<PasswordResetSettings, 'linkOrigins' | 'defaultPage'>,
+): string {
+  const page = requested !== undefined && isAllowedLink(requested, settings.linkOrigins) ? requested : settings.defaultPage;
+  return `${page.replace(/\/+$/, '')}/${token}`;
+}
+
+function isAllowedLink(link: string, origins: string[]): boolean {
+  let url: URL;
+  try {
+    url = new URL(link);
+  } catch {
+    return false;
+  }
+  // Credentials in a link are a phishing device, never a reset page.
+  return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && origins.includes(url.origin);
+}
+
+/** The name for the greeting: without control characters (the mail schema refuses them), never empty. */
+export function mailName(user: Pick<UserRecord, 'name' | 'email'>): string {
+  const clean = [...user.name]
+    .map((ch) => (hasControlCharacters(ch) ? ' ' : ch))
+    .join('')
+    .trim()
+    .slice(0, 200);
+  return clean || nameFromEmail(user.email);
+}

@@ -1,0 +1,42 @@
+import { createEnvelope, type Logger } from '@restgate/shared';
+import { mailName, newResetToken, resetLink, type PasswordResetDeps } from './password-reset';
+import { normalizeEmail } from './user';
+
+export interface RequestPasswordResetInput {
+  email: string;
+  link?: string;
+  /** The HTTP request's id: it travels with the mail into the broker's headers and the mailer's logs. */
+  requestId: string;
+}
+
+/**
+ * Writes a reset token and its mail request in one insert (the transactional outbox), and wakes
+ * the relay. The caller's answer must not tell whether the e-mail is registered, so an unknown
+ * e-mail gets the same work — a lookup, a fresh token, one insert (a stand-in row that no token
+ * opens and that sends nothing) — and the same outcome: nothing thrown, nothing returned.
+ */
+export async function requestPasswordReset(deps: PasswordResetDeps, input: RequestPasswordResetInput, log?: Logger): Promise<void> {
+  const user = await deps.users.findByEmail(normalizeEmail(input.email));
+  const { token, tokenHash } = newResetToken();
+  const expiresAt = new Date(Date.now() + deps.settings.ttlSeconds * 1000);
+  const link = resetLink(input.link, token, deps.settings);
+  const envelope = user ? mailFor(user, link, expiresAt, input.requestId, log) : null;
+  if (user && envelope) await deps.resets.insertWithMail({ userId: user.id, tokenHash, expiresAt, envelope });
+  else await deps.resets.insertStandIn({ tokenHash, expiresAt });
+  deps.mailQueued();
+}
+
+function mailFor(user: { id: string; email: string; name: string }, link: string, expiresAt: Date, requestId: string, log?: Logger) {
+  try {
+    return createEnvelope(
+      'mail.password-reset',
+      { to: user.email, name: mailName(user), link, expiresAt: expiresAt.toISOString() },
+      requestId,
+    );
+  } catch (err) {
+    // A stored address the mail schema refuses (a provider's odd e-mail, say): no mail can go out,
+    // and an error answer would tell the caller that the e-mail is registered.
+    log?.error({ err, userId: user.id }, 'password reset mail cannot be built for this user; nothing sent');
+    return null;
+  }
+}

@@ -1,0 +1,42 @@
+import Joi from 'joi';
+import { userSchemas } from './user.schemas';
+
+/** Room for `/<token>` (44 characters) within the mail schema's 2048. */
+const LINK_MAX = 2000;
+
+/** Request schemas; the e-mail and password rules are those of sign-up. */
+export function passwordResetSchemas(options: { passwordMinLength: number }) {
+  const users = userSchemas(options);
+  return {
+    requestBody: Joi.object<{ email: string; link?: string }>({
+      email: users.createUserBody
+        .extract('email')
+        .required()
+        .description('The e-mail of the account; the answer is the same whether or not it is registered.'),
+      link: Joi.string()
+        .trim()
+        .max(LINK_MAX)
+        .uri({ scheme: ['http', 'https'] })
+        .description(
+          'The page that will receive the token: the mail links to `<link>/<token>`. Its origin must be one the operator allows (RESET_LINK_ORIGINS); otherwise the default reset page is used.',
+        )
+        .example('https://app.example.com/reset-password'),
+    }),
+    passwordBody: users.passwordBody,
+  };
+}
+
+/** Response shapes, for the API docs. */
+export const resetAcceptedSchema = Joi.object({
+  status: Joi.string().valid('accepted'),
+  message: Joi.string(),
+}).description('The same body whether or not the e-mail is registered.');
+
+export const passwordResetViewSchema = Joi.object({
+  user: Joi.object({
+    id: Joi.string().hex().length(24),
+    name: Joi.string(),
+    picture: Joi.string(),
+    email: Joi.string(),
+  }),
+}).description('Whose password the token resets.');

@@ -1,0 +1,94 @@
+import { createAmqp, mailTopology, type AmqpClient, type AmqpOptions, type Logger } from '@restgate/shared';
+import type { Db } from 'mongodb';
+import { createOutboxRelay, type OutboxRelay } from './amqp/outbox-relay';
+import type { IdentityConfig } from './config';
+import { OutboxRepository } from './data/outbox.repository';
+import { PasswordResetRepository } from './data/password-reset.repository';
+import type { UserRepository } from './data/user.repository';
+import type { PasswordResetDeps } from './domain/password-reset';
+import type { PasswordHasher } from './domain/password-hasher';
+
+export type PasswordResetConfig = Pick<
+  IdentityConfig,
+  'AMQP_URL' | 'RESET_LINK_ORIGINS' | 'RESET_DEFAULT_PAGE' | 'RESET_TOKEN_TTL_SECONDS' | 'OUTBOX_POLL_MS' | 'TOPOLOGY_PREFIX'
+>;
+
+export interface PasswordResets {
+  /** What the route table needs (`identityRoutes(…, { passwordResets: deps })`). */
+  deps: PasswordResetDeps;
+  amqp: AmqpClient;
+  relay: OutboxRelay;
+  resets: PasswordResetRepository;
+  outbox: OutboxRepository;
+  /** Creates the indexes; logs (and carries on) when the server has no TTL indexes. */
+  ensureIndexes(): Promise<void>;
+  /** Connects to the broker (in the background, retrying) and starts the relay. */
+  start(): void;
+  /** Stops the relay, then the broker connection. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Password resets wired together: repositories, the broker connection, the outbox relay, and the
+ * use cases' dependencies. Connects nothing until `start()`; the HTTP side works without it
+ * (requests are stored, and go out once the relay runs).
+ */
+export function wirePasswordResets(parts: {
+  config: PasswordResetConfig;
+  db: Db;
+  users: UserRepository;
+  hasher: PasswordHasher;
+  logger: Logger;
+  /** Overrides for the broker connection (tests shorten the reconnect back-off). */
+  amqpOptions?: Partial<Omit<AmqpOptions, 'url' | 'logger'>>;
+}): PasswordResets {
+  const { config, logger } = parts;
+  const resets = new PasswordResetRepository(parts.db);
+  const outbox = new OutboxRepository(parts.db);
+  const amqp = createAmqp({ name: 'identity', ...parts.amqpOptions, url: config.AMQP_URL, logger });
+  const relay = createOutboxRelay({
+    amqp,
+    outbox,
+    // The mailer declares the retry queues, with the delays it alone knows.
+    topology: mailTopology({ prefix: config.TOPOLOGY_PREFIX, retryDelaysMs: [] }),
+    logger,
+    pollMs: config.OUTBOX_POLL_MS,
+    cleanup: () => resets.deleteExpired(new Date()),
+  });
+  const deps: PasswordResetDeps = {
+    users: parts.users,
+    resets,
+    hasher: parts.hasher,
+    settings: {
+      linkOrigins: config.RESET_LINK_ORIGINS,
+      defaultPage: config.RESET_DEFAULT_PAGE,
+      ttlSeconds: config.RESET_TOKEN_TTL_SECONDS,
+    },
+    mailQueued: () => relay.wake(),
+  };
+
+  return {
+    deps,
+    amqp,
+    relay,
+    resets,
+    outbox,
+    async ensureIndexes() {
+      const { ttl } = await resets.ensureIndexes();
+      await outbox.ensureIndexes();
+      if (!ttl) {
+        logger.warn(
+          'this MongoDB-compatible server has no TTL indexes (FerretDB): expired password resets are removed by the outbox relay instead',
+        );
+      }
+    },
+    start() {
+      relay.start();
+      amqp.start();
+    },
+    async stop() {
+      await relay.stop();
+      await amqp.stop();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { hashResetToken, mailName, newResetToken, resetLink } from '../src/domain/password-reset';
+
+const settings = { linkOrigins: ['https://app.example.com', 'http://localhost:3000'], defaultPage: 'https://example.com/reset/' };
+const token = 'A'.repeat(43);
+
+describe('resetLink', () => {
+  test.each([
+    ['an allowed origin', 'https://app.example.com/account/reset', 'https://app.example.com/account/reset/'],
+    ['an allowed origin with a port', 'http://localhost:3000/reset', 'http://localhost:3000/reset/'],
+    ['an allowed origin written in capitals', 'HTTPS://APP.EXAMPLE.COM/reset/', 'HTTPS://APP.EXAMPLE.COM/reset/'],
+  ])('when the link has %s, then the mail links to <link>/<token>', (_label, link, expected) => {
+    expect(resetLink(link, token, settings)).toBe(`${expected}${token}`);
+  });
+
+  test.each([
+    ['no link', undefined],
+    ['another origin', 'https://evil.example.net/reset'],
+    ['the allowed origin as a prefix of another host', 'https://app.example.com.evil.example.net/reset'],
+    ['the allowed origin as user info', 'https://app.example.com@evil.example.net/reset'],
+    ['credentials on the allowed origin', 'https://user:pw@app.example.com/reset'],
+    ['another port', 'https://app.example.com:8443/reset'],
+    ['another scheme', 'http://app.example.com/reset'],
+    ['no URL', 'reset-page'],
+  ])('when the request has %s, then the default page is used', (_label, link) => {
+    expect(resetLink(link, token, settings)).toBe(`https://example.com/reset/${token}`);
+  });
+});
+
+describe('newResetToken', () => {
+  test('it has 256 random bits in base64url, and only its SHA-256 hash is kept', () => {
+    const { token: a, tokenHash } = newResetToken();
+    const { token: b } = newResetToken();
+
+    expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(a, 'base64url')).toHaveLength(32);
+    expect(a).not.toBe(b);
+    expect(tokenHash).toBe(hashResetToken(a));
+    expect(tokenHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(tokenHash).not.toContain(a);
+  });
+});
+
+describe('mailName', () => {
+  test('control characters become spaces, and an empty name falls back to the e-mail', () => {
+    expect(mailName({ name: 'Ada\r\nBcc: x@evil.test', email: 'ada@example.com' })).toBe('Ada  Bcc: x@evil.test');
+    expect(mailName({ name: '\n\t', email: 'ada@example.com' })).toBe('ada');
+  });
+});

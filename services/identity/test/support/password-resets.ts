@@ -1,0 +1,138 @@
+/**
+ * Builders and the mail pipeline for the password-reset tests: the real mailer in-process (the
+ * mailer's own test harness), a real SMTP server, and the RabbitMQ of jest's global setup.
+ */
+import { createEnvelope } from '@restgate/shared';
+import { uniqueSuffix } from '@restgate/shared/testing';
+import type { ParsedMail } from 'mailparser';
+import { ObjectId } from 'mongodb';
+import { aMailerEnv, testAmqpUrl, type MailerEnv } from '../../../mailer/test/support/harness';
+import { startTestSmtp, type TestSmtp } from '../../../mailer/test/support/smtp';
+import type { TcpProxy } from '../../../mailer/test/support/tcp-proxy';
+import { PASSWORD_RESETS_COLLECTION, type PasswordResetDocument } from '../../src/data/password-reset.repository';
+import { newResetToken } from '../../src/domain/password-reset';
+import { startIdentity, type IdentityHarness, type TestUser } from './identity-harness';
+
+import { eventually } from '../../../mailer/test/support/eventually';
+
+export { eventually, pause } from '../../../mailer/test/support/eventually';
+export { startTcpProxy, type TcpProxy } from '../../../mailer/test/support/tcp-proxy';
+
+const HOUR_MS = 3_600_000;
+/** A token as the service makes them: 43 base64url characters. */
+export const TOKEN_PATTERN = /[A-Za-z0-9_-]{43}/;
+
+/** A live reset of `user`, stored as the service stores one (hash only), with its token. */
+export async function aPasswordReset(
+  h: IdentityHarness,
+  user: Pick<TestUser, 'id' | 'email'>,
+  overrides: { expiresAt?: Date } = {},
+): Promise<{ token: string; id: string }> {
+  const { token, tokenHash } = newResetToken();
+  const expiresAt = overrides.expiresAt ?? new Date(Date.now() + HOUR_MS);
+  const envelope = createEnvelope(
+    'mail.password-reset',
+    { to: user.email, name: 'Test', link: `https://app.example.test/reset/${token}`, expiresAt: expiresAt.toISOString() },
+    `req-${uniqueSuffix()}`,
+  );
+  await h.passwordResets.resets.insertWithMail({ userId: user.id, tokenHash, expiresAt, envelope });
+  const row = await resets(h).findOne({ tokenHash });
+  return { token, id: row!._id.toHexString() };
+}
+
+export function resets(h: IdentityHarness) {
+  return h.db.collection<PasswordResetDocument>(PASSWORD_RESETS_COLLECTION);
+}
+
+/** The reset rows of a user, oldest first. */
+export function resetsOf(h: IdentityHarness, userId: string): Promise<PasswordResetDocument[]> {
+  return resets(h)
+    .find({ userId: new ObjectId(userId) })
+    .sort({ createdAt: 1 })
+    .toArray();
+}
+
+/** The rows whose mail goes to `email` (none for an unknown e-mail). */
+export function mailRowsTo(h: IdentityHarness, email: string): Promise<PasswordResetDocument[]> {
+  return resets(h).find({ 'mail.envelope.data.to': email }).toArray();
+}
+
+export function recipientOf(mail: ParsedMail): string | undefined {
+  const to = Array.isArray(mail.to) ? mail.to[0] : mail.to;
+  return to?.value[0]?.address;
+}
+
+/** The reset link of a mail (from its text part) and the token at its end. */
+export function linkIn(mail: ParsedMail): { link: string; token: string } {
+  const match = /(https?:\/\/\S+\/)([A-Za-z0-9_-]{43})(?=\s|$)/.exec(mail.text ?? '');
+  if (!match) throw new Error(`no reset link in the mail: ${mail.text}`);
+  return { link: `${match[1]}${match[2]}`, token: match[2]! };
+}
+
+/** The broker URL through `proxy`: cutting the proxy is identity losing its broker. */
+export function viaProxy(proxy: TcpProxy): string {
+  const url = new URL(testAmqpUrl());
+  url.hostname = '127.0.0.1';
+  url.port = String(proxy.port);
+  return url.toString();
+}
+
+export function brokerPort(): number {
+  return Number(new URL(testAmqpUrl()).port || 5672);
+}
+
+export interface MailPipeline {
+  /** The mailer's test environment: its topology prefix, its queues, `take`, `depth`… */
+  mail: MailerEnv;
+  smtp: TestSmtp;
+  /** An identity app on this pipeline's topology, its relay started and connected. */
+  identity(env?: Record<string, string>): Promise<IdentityHarness>;
+  /** Mails the SMTP server accepted for `email`. */
+  mailsTo(email: string): ParsedMail[];
+  /** Waits for `count` mails to `email`. */
+  waitForMailsTo(email: string, count?: number, timeoutMs?: number): Promise<ParsedMail[]>;
+  stop(): Promise<void>;
+}
+
+/** SMTP server → mailer (in-process, consuming) ← RabbitMQ ← identity's relay, all on a topology of their own. */
+export async function startMailPipeline(options: { startMailer?: boolean } = {}): Promise<MailPipeline> {
+  const smtp = await startTestSmtp();
+  let mail: MailerEnv | undefined;
+  try {
+    mail = await aMailerEnv({ SMTP_URL: smtp.url });
+    if (options.startMailer !== false) await mail.startMailer();
+  } catch (err) {
+    // Nothing left running: an open server or connection would keep jest from exiting.
+    await mail?.cleanup();
+    await smtp.stop();
+    throw err;
+  }
+  const identities: IdentityHarness[] = [];
+  const mailsTo = (email: string) => smtp.mails.filter((m) => recipientOf(m) === email);
+  return {
+    mail,
+    smtp,
+    mailsTo,
+    async identity(env = {}) {
+      const h = await startIdentity({
+        AMQP_URL: mail.settings.AMQP_URL,
+        TOPOLOGY_PREFIX: mail.settings.TOPOLOGY_PREFIX,
+        OUTBOX_POLL_MS: '200',
+        ...env,
+      });
+      identities.push(h);
+      h.passwordResets.start();
+      await h.passwordResets.amqp.waitUntilConnected(10_000);
+      return h;
+    },
+    async waitForMailsTo(email, count = 1, timeoutMs = 10_000) {
+      await eventually(() => mailsTo(email).length >= count, { timeoutMs, what: `${count} mail(s) to ${email}` });
+      return mailsTo(email);
+    },
+    async stop() {
+      await Promise.allSettled(identities.map((h) => h.close()));
+      await mail.cleanup();
+      await smtp.stop();
+    },
+  };
+}
