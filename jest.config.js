@@ -27,7 +27,7 @@ module.exports = {
     {
       ...common,
       displayName: 'contract',
-      testMatch: ['<rootDir>/test/contract/**/*.test.ts', '<rootDir>/test/ops/**/*.test.ts'],
+      testMatch: ['<rootDir>/test/contract/**/*.test.ts', '<rootDir>/test/ops/**/*.test.ts', '<rootDir>/test/generator/**/*.test.ts'],
       testPathIgnorePatterns: [...ignored, '\\.unit\\.test\\.ts$'],
     },
   ],

@@ -1,0 +1,212 @@
+'use strict';
+// Turns the command line of `generate resource` into a checked resource spec. Everything that can
+// be wrong with the request is found here, before anything is rendered or written.
+
+const { GeneratorError } = require('./errors.cjs');
+const { parseFields, TYPES, JS_RESERVED } = require('./fields.cjs');
+const { namesOf } = require('./names.cjs');
+
+const METHODS = ['create', 'list', 'read', 'update', 'delete'];
+const LEVELS = ['public', 'user', 'owner', 'admin', 'master', 'none'];
+/** The articles service's levels (api.md): what a resource gets for a method `--access` leaves out. */
+const DEFAULT_ACCESS = { create: 'user', list: 'public', read: 'public', update: 'owner', delete: 'owner' };
+
+/** Paths and folders that belong to the stack itself. */
+const RESERVED_NAMES = [
+  'users',
+  'auth',
+  'gateway',
+  'shared',
+  'health',
+  'ready',
+  'docs',
+  'openapi.json',
+  'metrics',
+  'identity',
+  'mailer',
+  'password-resets',
+  'services',
+  'scripts',
+  'test',
+  'tests',
+  'bench',
+  'node_modules',
+  'dist',
+];
+
+/** Names the generated code already uses for its own variables: a resource called so would clash. */
+const TEMPLATE_NAMES = new Set(
+  (
+    'admin api app body call changes config count created db deps doc docs error errors expected field fields headers id ids ' +
+    'input item items joi key limit links list logger marker mongo name next now other owner page params path principal problem ' +
+    'query reply request res result route routes rows schema sort stack start stop stored svc tags test token update updated url ' +
+    'user value values view'
+  ).split(' '),
+);
+
+const SEARCHABLE_TYPES = Object.keys(TYPES).filter((t) => TYPES[t].searchable);
+const MARKER_LENGTH = 14; // aMarker(): "mk" + 12 hex digits
+
+function parseAccess(text) {
+  const access = { ...DEFAULT_ACCESS };
+  if (text === undefined) return access;
+  if (typeof text !== 'string' || !text.trim()) {
+    throw new GeneratorError('--access needs a value, e.g. --access "create=user,list=public,read=public,update=owner,delete=admin"');
+  }
+  const seen = new Set();
+  for (const entry of text.split(',').map((s) => s.trim())) {
+    const match = /^([a-z]+)\s*=\s*([a-z]+)$/.exec(entry);
+    if (!match) throw new GeneratorError(`invalid access entry "${entry}": expected method=level, e.g. update=owner`);
+    const [, method, level] = match;
+    if (!METHODS.includes(method)) throw new GeneratorError(`unknown method "${method}" in --access (known: ${METHODS.join(', ')})`);
+    if (!LEVELS.includes(level)) throw new GeneratorError(`unknown access level "${level}" for ${method} (known: ${LEVELS.join(', ')})`);
+    if (seen.has(method)) throw new GeneratorError(`--access names ${method} twice`);
+    seen.add(method);
+    access[method] = level;
+  }
+  for (const method of ['create', 'list']) {
+    if (access[method] === 'owner') {
+      throw new GeneratorError(`${method}=owner is not a level: owner applies to one record (read, update, delete); use user or admin`);
+    }
+  }
+  if (METHODS.every((m) => access[m] === 'none')) throw new GeneratorError('--access leaves no method: every one is none');
+  return access;
+}
+
+function parseList(text, option) {
+  if (text === undefined) return undefined;
+  const items = String(text)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (items.length === 0) throw new GeneratorError(`${option} needs a comma list of field names`);
+  const dup = items.find((item, i) => items.indexOf(item) !== i);
+  if (dup) throw new GeneratorError(`${option} names "${dup}" twice`);
+  return items;
+}
+
+/** The resource name: its spelling, and not a name the stack or the generated code already uses. */
+function checkName(name, singular) {
+  if (typeof name !== 'string' || !name)
+    throw new GeneratorError('name the resource, e.g. npm run generate -- resource books --fields "title:string:required"');
+  if (RESERVED_NAMES.includes(name))
+    throw new GeneratorError(`"${name}" is a reserved name (the stack uses it: ${RESERVED_NAMES.join(', ')})`);
+  const pattern = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+  if (!pattern.test(name) || name.length > 30) {
+    throw new GeneratorError(
+      `invalid resource name "${name}": use a plural in lower-case kebab-case (letters, digits, single dashes; at most 30), e.g. books or blog-posts`,
+    );
+  }
+  if (singular !== undefined && (!pattern.test(singular) || singular.length > 30)) {
+    throw new GeneratorError(`invalid --singular "${singular}": lower-case kebab-case, e.g. person`);
+  }
+  const names = namesOf(name, singular);
+  for (const word of [names.camel, names.camelPlural]) {
+    if (JS_RESERVED.has(word) || TEMPLATE_NAMES.has(word)) {
+      throw new GeneratorError(
+        `"${name}" cannot be a resource name: "${word}" would clash with a name in the generated code; choose another`,
+      );
+    }
+  }
+  return names;
+}
+
+/**
+ * @param {object} options  the command line: name, fields, access, search, sort, defaultSort, owner (true/false/undefined), singular, port
+ * @returns the spec every template reads
+ */
+function buildSpec(options) {
+  const names = checkName(options.name, options.singular);
+  const fields = parseFields(options.fields);
+  const byName = new Map(fields.map((f) => [f.name, f]));
+  // Each field is also a const in the schemas file, next to these.
+  const schemaNames = [
+    names.camel,
+    names.camelPlural,
+    'listingQuerySchema',
+    'listingSpecOf',
+    `${names.camel}Resource`,
+    `create${names.pascal}Body`,
+    `update${names.pascal}Body`,
+    `${names.camel}Params`,
+    `list${names.pascalPlural}Query`,
+    `${names.camel}ViewSchema`,
+    `${names.camel}RowSchema`,
+    `${names.camel}ListingSchema`,
+  ];
+  const clash = fields.find((f) => schemaNames.includes(f.name));
+  if (clash) throw new GeneratorError(`field "${clash.name}" would clash with a name the generated code uses; choose another field name`);
+  const access = parseAccess(options.access);
+
+  const ownerLevels = METHODS.filter((m) => access[m] === 'owner');
+  if (options.owner === false && ownerLevels.length > 0) {
+    throw new GeneratorError(
+      `--no-owner, but ${ownerLevels.map((m) => `${m}=owner`).join(', ')} needs the owner: choose another level or drop --no-owner`,
+    );
+  }
+  const owner = options.owner ?? (ownerLevels.length > 0 || access.create === 'user');
+  if (owner && !['user', 'admin'].includes(access.create)) {
+    const why = ownerLevels.length ? `${ownerLevels.map((m) => `${m}=owner`).join(', ')} needs` : '--owner needs';
+    throw new GeneratorError(
+      `${why} an owner, and the owner is the user who creates the record: set create=user (or create=admin), or --no-owner`,
+    );
+  }
+
+  const searchable =
+    parseList(options.search, '--search') ?? fields.filter((f) => ['string', 'text', 'email', 'url'].includes(f.type)).map((f) => f.name);
+  for (const name of searchable) {
+    const field = byName.get(name);
+    if (!field) throw new GeneratorError(`--search names "${name}", which is not a field`);
+    if (!SEARCHABLE_TYPES.includes(field.type)) {
+      throw new GeneratorError(
+        `--search: "${name}" is of type ${field.type}; q searches text, so use fields of type ${SEARCHABLE_TYPES.join(', ')}`,
+      );
+    }
+  }
+  if (searchable.length === 0) {
+    throw new GeneratorError(`nothing for q to search: add a field of type string, text, email or url, or name one with --search`);
+  }
+  // The generated tests find their own records by a unique marker searched with q.
+  const markerField = searchable
+    .map((name) => byName.get(name))
+    .find(
+      (f) =>
+        (['string', 'text'].includes(f.type) && f.max >= MARKER_LENGTH) ||
+        (f.type === 'email' && f.max >= MARKER_LENGTH + 12) ||
+        (f.type === 'url' && f.max >= MARKER_LENGTH + 20),
+    );
+  if (!markerField) {
+    throw new GeneratorError(
+      `--search needs a string or text field of at least ${MARKER_LENGTH} characters (or an email or url field): the generated tests search their records by a unique word`,
+    );
+  }
+
+  // createdAt and updatedAt are always sortable: the listing's default order and its tests use them.
+  const given = parseList(options.sort, '--sort');
+  const sortable = ['createdAt', 'updatedAt', ...(given ?? fields.filter((f) => TYPES[f.type].sortable).map((f) => f.name))].filter(
+    (name, i, all) => all.indexOf(name) === i,
+  );
+  for (const name of sortable) {
+    if (!byName.has(name) && name !== 'createdAt' && name !== 'updatedAt') {
+      throw new GeneratorError(`--sort names "${name}", which is not a field (nor createdAt, updatedAt)`);
+    }
+  }
+  const defaultSort = options.defaultSort ?? '-createdAt';
+  const defaultSortField = defaultSort.replace(/^-/, '');
+  if (typeof defaultSort !== 'string' || !sortable.includes(defaultSortField)) {
+    throw new GeneratorError(
+      `the default sort "${defaultSort}" must be a sortable field (${sortable.join(', ')}), with - for descending; set --default-sort or --sort`,
+    );
+  }
+
+  let port;
+  if (options.port !== undefined) {
+    port = Number(options.port);
+    if (!/^\d+$/.test(String(options.port)) || port < 1024 || port > 65535)
+      throw new GeneratorError(`--port ${options.port} is not a port number from 1024 to 65535`);
+  }
+
+  return { names, fields, access, owner, searchable, sortable, defaultSort, markerField: markerField.name, port };
+}
+
+module.exports = { buildSpec, checkName, parseAccess, METHODS, LEVELS, DEFAULT_ACCESS, RESERVED_NAMES };
