@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import { aPasswordResetMessage } from './support/builders';
-import { pause } from './support/eventually';
+import { eventually, pause } from './support/eventually';
 import { aMailerEnv, ROUTING_KEY, type MailerEnv } from './support/harness';
 import { startTestSmtp, type TestSmtp } from './support/smtp';
 
@@ -39,7 +39,14 @@ describe('mail.password-reset message', () => {
     expect(mail!.html).toContain(`href="${message.data.link}"`);
     expect(mail!.html).toContain('Hello Ada &lt;b&gt;Lovelace&lt;/b&gt;,');
     expect(mail!.html).not.toContain('<b>Lovelace');
-    const delivery = await env.deliveries.findOne({ _id: message.id });
+    // The delivery log records the send right after the SMTP server accepts it: not before we see the mail.
+    const delivery = await eventually(
+      async () => {
+        const found = await env.deliveries.findOne({ _id: message.id });
+        return found?.status === 'sent' ? found : undefined;
+      },
+      { what: 'the delivery recorded as sent' },
+    );
     expect(delivery).toMatchObject({ status: 'sent', sends: 1, requestId: message.requestId, type: 'mail.password-reset' });
     expect(await env.depth(env.topology.queue)).toBe(0);
   });
