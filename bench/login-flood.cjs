@@ -12,7 +12,7 @@
 //
 // MongoDB: MONGODB_URL from the environment (run with the stack up), otherwise one is provisioned
 // in a temporary folder with scripts/lib/backing.cjs (ensureMongo) and stopped at the end. The
-// bench uses its own database and drops it. HASH_WORKERS from the environment (default 2).
+// bench uses its own database and drops it. HASH_WORKERS from the environment (default: the service's own, cores − 1).
 
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
@@ -124,7 +124,7 @@ async function main() {
       PRINCIPAL_SECRET: principalSecret,
       JWT_SECRET: randomBytes(32).toString('hex'),
       BCRYPT_ROUNDS: '10',
-      HASH_WORKERS: process.env.HASH_WORKERS || '2',
+      HASH_WORKERS: process.env.HASH_WORKERS || String(Math.max(1, os.availableParallelism() - 1)),
     };
     const child = spawn(process.execPath, [START_JS], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
