@@ -95,6 +95,15 @@ describe('GET /users', () => {
     expect(res.body.rows).toEqual([{ id: users[0]!.id, name: `${marker} a`, email: users[0]!.email }]);
   });
 
+  test('when id is named among the fields, then it is accepted and comes back once', async () => {
+    const { marker, users } = await someUsers(['a']);
+
+    const res = await list(`?q=${marker}&fields=id,name`);
+
+    expect(res.status).toBe(200);
+    expect(res.body.rows).toEqual([{ id: users[0]!.id, name: `${marker} a` }]);
+  });
+
   test('when q holds regex characters, then they match literally', async () => {
     const marker = `m${uniqueSuffix()}`;
     const literal = await h.aUser({ name: `${marker} a.c+(x)*` });

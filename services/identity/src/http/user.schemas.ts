@@ -32,7 +32,8 @@ function password(minLength: number) {
 export const USER_LISTING: ListingSpec = {
   searchable: ['name', 'email'],
   sortable: ['name', 'email', 'role', 'createdAt'],
-  selectable: ['name', 'picture', 'email', 'role', 'createdAt'],
+  // `id` may be named, as for articles (`fields=id,name`); it comes back anyway.
+  selectable: ['id', 'name', 'picture', 'email', 'role', 'createdAt'],
   defaultSort: '-createdAt',
 };
 
