@@ -121,6 +121,8 @@ async function main() {
       LOG_LEVEL: 'warn',
       MONGODB_URL: mongo.url,
       MONGODB_DB: dbName,
+      // Sign-in never touches the broker; with none running, the outbox relay just keeps retrying.
+      AMQP_URL: process.env.AMQP_URL || 'amqp://127.0.0.1:1',
       PRINCIPAL_SECRET: principalSecret,
       JWT_SECRET: randomBytes(32).toString('hex'),
       BCRYPT_ROUNDS: '10',
