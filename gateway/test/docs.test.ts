@@ -134,6 +134,8 @@ describe('mergeOpenApi', () => {
     expect(github['x-restgate-undocumented']).toBe(true);
     expect(github.security).toEqual([{ providerToken: [] }]);
     expect(github.description).toMatch(/does not describe this route/);
+    // The service answers a route it has not got (a social provider it has not enabled) with a 404.
+    expect(github.responses['404']).toMatchObject({ description: expect.stringMatching(/does not serve this route/) });
   });
 });
 

@@ -4,6 +4,10 @@
  * random secrets. One stack per test file (beforeAll / afterAll).
  *
  * Needs the build (`npx tsc -b`, which `npm test` runs) and jest's global setup (MONGODB_URL).
+ *
+ * Every response that the tests' clients (test/support/http.ts) get from the stack is checked
+ * against the gateway's own GET /openapi.json when the stack stops: `stop()` fails with the list
+ * of responses the document does not describe (test/support/response-check.ts).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -11,7 +15,9 @@ import os from 'node:os';
 import path from 'node:path';
 import amqplib from 'amqplib';
 import { MongoClient, type Db } from 'mongodb';
-import { mailTopology } from '@restgate/shared';
+import { mailTopology, type OpenApiDocument } from '@restgate/shared';
+import { recordExchanges, stopRecording } from './http';
+import { checkExchanges } from './response-check';
 
 interface StackProcess {
   name: string;
@@ -78,6 +84,12 @@ export interface TestStack {
   db: (service: ServiceName) => Db;
   /** Where the mailer writes each mail as `<message id>.eml` (no SMTP server in the contract stack). */
   outboxDir: string;
+  /** The gateway's GET /openapi.json, fetched once the stack is up. */
+  openapi: OpenApiDocument;
+  /**
+   * Stops everything, then rejects when a recorded response does not match `openapi` (so a test
+   * file that starts more than the stack closes it in a `finally`).
+   */
   stop: () => Promise<void>;
 }
 
@@ -130,6 +142,28 @@ export async function deleteTopology(url: string, prefix: string): Promise<void>
     // the broker is gone or refuses: nothing to clean up then
   } finally {
     await connection?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The merged document, once every upstream has sent its part (the gateway marks a document
+ * built without one, and serves it only briefly).
+ */
+async function fetchOpenApi(gatewayUrl: string, timeoutMs = 15_000): Promise<OpenApiDocument> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let why: string;
+    try {
+      const res = await fetch(new URL('/openapi.json', gatewayUrl), { signal: AbortSignal.timeout(5_000) });
+      const doc = res.ok ? ((await res.json()) as OpenApiDocument) : undefined;
+      const missing = doc?.['x-restgate-missing-upstreams'];
+      if (doc && !missing) return doc;
+      why = doc ? `it lacks the parts of ${JSON.stringify(missing)}` : `it answered ${res.status}`;
+    } catch (err) {
+      why = (err as Error).message;
+    }
+    if (Date.now() > deadline) throw new Error(`GET ${gatewayUrl}/openapi.json gave no complete document within ${timeoutMs} ms: ${why}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
@@ -193,6 +227,16 @@ export async function startTestStack(options: { env?: Record<string, string> } =
     throw err;
   }
 
+  let openapi: OpenApiDocument;
+  try {
+    openapi = await fetchOpenApi(stack.gatewayUrl);
+  } catch (err) {
+    await stack.stop().catch(() => undefined);
+    fs.rmSync(logDir, { recursive: true, force: true });
+    throw err;
+  }
+  const exchanges = recordExchanges(stack.gatewayUrl);
+
   let client: MongoClient | undefined;
   const db = (service: ServiceName): Db => {
     client ??= new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 5_000 });
@@ -210,7 +254,11 @@ export async function startTestStack(options: { env?: Record<string, string> } =
     }
     if (process.env.RESTGATE_KEEP_LOGS) process.stderr.write(`[contract] logs kept in ${logDir}\n`);
     else fs.rmSync(logDir, { recursive: true, force: true });
+    // Last, so that a mismatch fails the test file (from its afterAll) with everything cleaned up.
+    stopRecording(stack.gatewayUrl);
+    const report = checkExchanges(openapi, exchanges);
+    if (report) throw new Error(report);
   };
 
-  return { url: stack.gatewayUrl, secrets, jwt: { issuer: 'restgate', audience: 'restgate-api' }, db, outboxDir, stop };
+  return { url: stack.gatewayUrl, secrets, jwt: { issuer: 'restgate', audience: 'restgate-api' }, db, outboxDir, openapi, stop };
 }

@@ -89,6 +89,8 @@ function placeholder(row: DocsPolicyRow, components: OpenApiComponents, missing:
       path: row.path,
       level: row.level,
       summary: `${row.method.toUpperCase()} ${row.path} (not described)`,
+      // A service answers a route it has not got (a social provider it has not enabled, say) with a 404.
+      responses: { 404: { description: 'The service does not serve this route (at the moment).' } },
       handler: async () => ({ status: 500 }),
     },
     components,
