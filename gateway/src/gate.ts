@@ -1,7 +1,16 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { ANONYMOUS, assertAccess, labelRoute, signPrincipal, type Principal } from '@restgate/shared';
+import {
+  ANONYMOUS,
+  assertAccess,
+  labelRoute,
+  parseAuthorization,
+  signPrincipal,
+  singleCredential,
+  type PresentedToken,
+  type Principal,
+} from '@restgate/shared';
 import type { Authenticator } from './authenticate';
-import { parseAuthorization, singleCredential, takeAccessTokens, type PresentedToken } from './credentials';
+import { takeAccessTokens } from './credentials';
 import { rewriteForwardHeaders } from './forward-headers';
 import type { PolicyMatcher, PolicyRow, Upstream } from './policy';
 import { requestIdOf, setForwardBody } from './proxy';

@@ -1,4 +1,5 @@
-import { parseAuthorization, singleCredential, takeAccessTokens, takeJsonAccessToken } from '../src/credentials';
+import { parseAuthorization, singleCredential } from '@restgate/shared';
+import { takeAccessTokens, takeJsonAccessToken } from '../src/credentials';
 
 describe('takeAccessTokens', () => {
   test('removes the pair and keeps every other pair exactly', () => {

@@ -114,3 +114,10 @@ export {
   SECRET_KEY_PATTERN,
   UnsafeSettingsError,
 } from './production-checks';
+export {
+  parseAuthorization,
+  singleCredential,
+  type Authorization,
+  type CredentialPlace,
+  type PresentedToken,
+} from './credentials';

@@ -66,8 +66,16 @@ export async function runService<C extends BaseConfig>(options: {
   process.once('SIGINT', stopBeforeListening);
   process.once('SIGTERM', stopBeforeListening);
   const metrics = createMetrics();
-  const parts = await options.start(config, logger, { metrics });
-  const running = await listen(parts.app, config.PORT, config.HOST);
+  let parts: ServiceParts;
+  let running: RunningServer;
+  try {
+    parts = await options.start(config, logger, { metrics });
+    running = await listen(parts.app, config.PORT, config.HOST);
+  } catch (err) {
+    // Open clients (database, broker, worker pool) would keep a failed process alive: log once, exit.
+    logger.fatal({ err }, `${options.name} failed to start`);
+    process.exit(1);
+  }
   process.off('SIGINT', stopBeforeListening);
   process.off('SIGTERM', stopBeforeListening);
   logger.info({ url: running.url }, `${options.name} listening on ${running.url}`);

@@ -53,7 +53,7 @@ export const configSchema = baseConfigSchema.keys({
 
 function startTs(s) {
   const { names: n } = s;
-  return `import { createLogger, createMongo, retryUntil, runService } from '@restgate/shared';
+  return `import { createMongo, retryUntil, runService } from '@restgate/shared';
 import { createApp } from './app';
 import { configSchema, type ${n.pascalPlural}Config } from './config';
 import { create${n.pascal}Repository } from './data/${n.singular}.repository';
@@ -71,10 +71,6 @@ void runService<${n.pascalPlural}Config>({
     await retryUntil(() => ${n.camelPlural}.ensureIndexes(), INDEX_TIMEOUT_MS, logger, 'creating indexes');
     return { app: createApp({ config, logger, ${n.camelPlural}, readiness: [mongo.readiness] }), stop: mongo.close };
   },
-}).catch((err: unknown) => {
-  // An open database client would keep a failed process alive: log once and exit.
-  createLogger({ name: NAME }).fatal({ err }, \`\${NAME} failed to start\`);
-  process.exit(1);
 });
 `;
 }

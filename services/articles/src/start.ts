@@ -1,4 +1,4 @@
-import { createLogger, createMongo, retryUntil, runService } from '@restgate/shared';
+import { createMongo, retryUntil, runService } from '@restgate/shared';
 import { createApp } from './app';
 import { configSchema, type ArticlesConfig } from './config';
 import { createArticleRepository } from './data/article.repository';
@@ -16,8 +16,4 @@ void runService<ArticlesConfig>({
     await retryUntil(() => articles.ensureIndexes(), INDEX_TIMEOUT_MS, logger, 'creating indexes');
     return { app: createApp({ config, logger, articles, readiness: [mongo.readiness] }), stop: mongo.close };
   },
-}).catch((err: unknown) => {
-  // An open database client would keep a failed process alive: log once and exit.
-  createLogger({ name: NAME }).fatal({ err }, `${NAME} failed to start`);
-  process.exit(1);
 });

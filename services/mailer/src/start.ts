@@ -1,4 +1,4 @@
-import { createLogger, runService } from '@restgate/shared';
+import { runService } from '@restgate/shared';
 import { configSchema, type MailerConfig } from './config';
 import { createMailer } from './mailer';
 
@@ -12,7 +12,4 @@ void runService<MailerConfig>({
     mailer.start();
     return { app: mailer.app, stop: () => mailer.stop(config.SHUTDOWN_TIMEOUT_MS) };
   },
-}).catch((err: unknown) => {
-  createLogger({ name: NAME }).fatal({ err }, `${NAME} failed to start`);
-  process.exit(1);
 });
