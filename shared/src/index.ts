@@ -6,7 +6,9 @@ export {
   ACCESS_LEVELS,
   applyPolicy,
   assertAccess,
+  bindRoutes,
   defineRoute,
+  defineSpec,
   mountRoutes,
   parsePolicyOverrides,
   routeKey,
@@ -14,9 +16,12 @@ export {
   type AccessLevel,
   type HttpMethod,
   type ResponseDoc,
+  type ApiHandlers,
   type RouteDef,
   type RouteInput,
   type RouteResult,
+  type RouteSpec,
+  type ServiceApi,
 } from './routes';
 export { normalizeError, problemHandler, sendProblem, toProblem, PROBLEM_CONTENT_TYPE } from './problem';
 export { REQUEST_ID_HEADER, requestIdFor } from './request-id';

@@ -60,6 +60,33 @@ export function defineRoute<B = Record<string, unknown>, Q = Record<string, unkn
   return route;
 }
 
+/**
+ * What a route is, apart from what it does: method, path, level, schemas and docs. A service
+ * declares its routes once, as specs in `src/api.ts`; the service binds handlers to them, and the
+ * gateway reads the same specs (at start, through the service registry) for its policy table.
+ */
+export type RouteSpec<B = any, Q = any, P = any> = Omit<RouteDef<B, Q, P>, 'handler'>;
+
+/** A service's routes, by operation name. `src/api.ts` exports one as `api`. */
+export type ServiceApi = Readonly<Record<string, RouteSpec>>;
+
+/** Keeps a spec's input types (from its schemas) for the handler that `bindRoutes` attaches. */
+export function defineSpec<B = Record<string, unknown>, Q = Record<string, unknown>, P = Record<string, string>>(
+  spec: RouteSpec<B, Q, P>,
+): RouteSpec<B, Q, P> {
+  return spec;
+}
+
+/** One handler per operation of `A`, typed by that operation's schemas. */
+export type ApiHandlers<A extends ServiceApi> = {
+  [K in keyof A]: A[K] extends RouteSpec<infer B, infer Q, infer P> ? RouteDef<B, Q, P>['handler'] : never;
+};
+
+/** The route table: each spec of `api` with its handler, in the order of `api`. */
+export function bindRoutes<A extends ServiceApi>(api: A, handlers: ApiHandlers<A>): RouteDef[] {
+  return Object.keys(api).map((name) => ({ ...api[name]!, handler: handlers[name] as RouteDef['handler'] }));
+}
+
 export function routeKey(method: string, path: string): string {
   return `${method.toUpperCase()} ${path}`;
 }
