@@ -32,15 +32,21 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
+// Ports handed out below the kernel's ephemeral range (32768–60999 on Linux): a port the kernel
+// picked for `listen(0)` can be taken by an outgoing connection before our process binds it,
+// which made test stacks fail now and then with "port already in use".
+const PORT_RANGE = { from: 20000, to: 32000 };
+const handedOut = new Set();
+
+/** A port on loopback that nothing listens on now, not handed out before by this process. */
 async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, LOOPBACK, resolve);
-  });
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port between ${PORT_RANGE.from} and ${PORT_RANGE.to} on ${LOOPBACK}`);
 }
 
 // Bind-test rather than connect-test: something bound to 0.0.0.0 but not answering still blocks us.
