@@ -3,7 +3,7 @@ import { validateOpenApiDocument } from '@restgate/shared/testing';
 import { mergeOpenApi, type DocsPolicyRow } from '../src/docs';
 
 /** A part the way a service builds it: the shared components plus one schema of its own, `Thing`. */
-function aPart(path: string, thing: object): OpenApiDocument {
+function aPart(path: string, thing: Record<string, unknown>): OpenApiDocument {
   const components = baseComponents();
   components.schemas.Thing = thing;
   return {
