@@ -43,6 +43,15 @@ RUN npx tsc -b "${SERVICE}" \
  && cp -R "${SERVICE}/." "/out/${SERVICE}/" \
  && rm -rf "/out/${SERVICE}/node_modules" "/out/${SERVICE}/src" "/out/${SERVICE}/test" \
       "/out/${SERVICE}"/tsconfig*.json "/out/${SERVICE}"/*.tsbuildinfo
+# The gateway derives its policy table from the route specs of the services it routes to, read at
+# start from services.json and each one's dist/api.js (which need only joi and @restgate/shared).
+RUN if [ "${SERVICE}" = "$(node -p "require('./services.json').gateway.dir")" ]; then \
+      cp services.json /out/ \
+      && node -p "require('./services.json').services.filter((s) => s.urlEnv).map((s) => s.dir).join('\n')" > /tmp/routed \
+      && while read -r dir; do \
+           npx tsc -b "${dir}" && mkdir -p "/out/${dir}" && cp -R "${dir}/dist" "/out/${dir}/dist" || exit 1; \
+         done < /tmp/routed; \
+    fi
 
 # Production dependencies of this one service (and of @restgate/shared, which it links to).
 FROM base AS prod-deps

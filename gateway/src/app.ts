@@ -5,12 +5,16 @@ import type { GatewayConfig } from './config';
 import { corsFor } from './cors';
 import { createDocsRouter } from './docs';
 import { createGate } from './gate';
-import { createPolicyMatcher, effectivePolicy, unknownOverrides } from './policy';
-import { createUpstreamProxies, upstreamReadiness, upstreamUrls, type UpstreamAgents } from './proxy';
+import { createPolicyMatcher, effectivePolicy, unknownOverrides, type PolicyRow } from './policy';
+import { createUpstreamProxies, upstreamReadiness, type UpstreamAgents, type UpstreamUrls } from './proxy';
 
 export interface GatewayDeps {
   config: GatewayConfig;
   logger: Logger;
+  /** The policy table at the services' default levels (policyRowsFrom their route specs). */
+  routes: readonly PolicyRow[];
+  /** The base URL of every upstream the rows name (upstreamUrls). */
+  upstreams: UpstreamUrls;
   /** Keep-alive pools per upstream (createAgents); the caller destroys them on stop. */
   agents: UpstreamAgents;
 }
@@ -20,9 +24,11 @@ export interface GatewayDeps {
  * problem+json) with body parsing off — the gate reads bodies itself to find `access_token`
  * and re-sends them — and the gate + proxy mounted through `configure`.
  */
-export function createApp({ config, logger, agents }: GatewayDeps): Express {
-  const table = effectivePolicy(config.ROUTE_POLICY);
-  for (const key of unknownOverrides(config.ROUTE_POLICY)) {
+export function createApp({ config, logger, routes, upstreams, agents }: GatewayDeps): Express {
+  const unrouted = [...new Set(routes.map((row) => row.upstream))].filter((name) => !upstreams[name]);
+  if (unrouted.length > 0) throw new Error(`routes name upstreams without a URL: ${unrouted.join(', ')}`);
+  const table = effectivePolicy(config.ROUTE_POLICY, routes);
+  for (const key of unknownOverrides(config.ROUTE_POLICY, routes)) {
     logger.warn({ route: key }, `ROUTE_POLICY names a route the gateway does not know: ${key}`);
   }
   const gate = createGate({
@@ -35,12 +41,12 @@ export function createApp({ config, logger, agents }: GatewayDeps): Express {
     }),
     principalSecret: config.PRINCIPAL_SECRET,
     bodyLimit: config.BODY_LIMIT,
-    proxies: createUpstreamProxies(config, agents, logger),
+    proxies: createUpstreamProxies(config, upstreams, agents, logger),
   });
   const cors = corsFor(config.CORS_ORIGINS);
   return createHttpApp({
     logger,
-    readiness: upstreamReadiness(config),
+    readiness: upstreamReadiness(upstreams),
     parseBodies: false,
     // The only public port: its metrics only for the scraper holding the token, a 404 for anyone else.
     metricsAccess: config.METRICS_TOKEN ? { bearer: config.METRICS_TOKEN } : 'closed',
@@ -49,7 +55,7 @@ export function createApp({ config, logger, agents }: GatewayDeps): Express {
       // Docs first: every path the policy table doesn't route is a 404 at the gate.
       app.use(
         createDocsRouter({
-          upstreams: upstreamUrls(config),
+          upstreams,
           policy: table,
           logger,
           timeoutMs: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000),

@@ -1,39 +1,52 @@
 import Joi from 'joi';
 import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
+import { readRegistry, routedServices, type RoutedService } from './registry';
 
 const upstreamUrl = () => Joi.string().uri({ scheme: ['http', 'https'] });
 
-/** The gateway's environment: the only place it reads `process.env` (through `loadConfig`). */
-export const gatewayConfigSchema: Joi.ObjectSchema<GatewayConfig> = baseConfigSchema.keys({
-  PORT: Joi.number().port().default(9000).description('Port to listen on.'),
-  MASTER_KEY: Joi.string().min(32).required().description('The master key: sign-up and sign-in need it (level master).'),
-  JWT_SECRET: Joi.string().min(32).required().description('HMAC key of user tokens (identity signs, the gateway verifies).'),
-  JWT_ISSUER: Joi.string().default('restgate').description('Required `iss` of user tokens.'),
-  JWT_AUDIENCE: Joi.string().default('restgate-api').description('Required `aud` of user tokens.'),
-  IDENTITY_URL: upstreamUrl().default('http://127.0.0.1:9001').description('Base URL of the identity service.'),
-  ARTICLES_URL: upstreamUrl().default('http://127.0.0.1:9002').description('Base URL of the articles service.'),
-  UPSTREAM_TIMEOUT_MS: Joi.number().integer().min(1).default(10_000).description('How long an upstream may stay silent before a 504.'),
-  UPSTREAM_MAX_SOCKETS: Joi.number().integer().min(1).default(256).description('Keep-alive connections per upstream, at most.'),
-  CORS_ORIGINS: Joi.string()
-    .allow('')
-    .default('')
-    .description('Comma list of browser origins allowed by CORS ("*" for any); empty turns CORS off.'),
-  METRICS_TOKEN: Joi.string()
-    .min(32)
-    .allow('')
-    .default('')
-    .description('Bearer token that GET /metrics of the gateway requires (at least 32 characters); empty: /metrics is a 404.'),
-});
+/**
+ * The gateway's environment: the only place it reads `process.env` (through `loadConfig`).
+ * One `<NAME>_URL` key per service it routes to, named by the service registry (services.json),
+ * defaulting to the port the registry gives that service on loopback.
+ */
+export function gatewayConfigSchemaFor(services: readonly RoutedService[]): Joi.ObjectSchema<GatewayConfig> {
+  return baseConfigSchema.keys({
+    PORT: Joi.number().port().default(9000).description('Port to listen on.'),
+    MASTER_KEY: Joi.string().min(32).required().description('The master key: sign-up and sign-in need it (level master).'),
+    JWT_SECRET: Joi.string().min(32).required().description('HMAC key of user tokens (identity signs, the gateway verifies).'),
+    JWT_ISSUER: Joi.string().default('restgate').description('Required `iss` of user tokens.'),
+    JWT_AUDIENCE: Joi.string().default('restgate-api').description('Required `aud` of user tokens.'),
+    ...Object.fromEntries(
+      services.map((s) => [
+        s.urlEnv,
+        upstreamUrl().default(`http://127.0.0.1:${s.port}`).description(`Base URL of the ${s.name} service.`),
+      ]),
+    ),
+    UPSTREAM_TIMEOUT_MS: Joi.number().integer().min(1).default(10_000).description('How long an upstream may stay silent before a 504.'),
+    UPSTREAM_MAX_SOCKETS: Joi.number().integer().min(1).default(256).description('Keep-alive connections per upstream, at most.'),
+    CORS_ORIGINS: Joi.string()
+      .allow('')
+      .default('')
+      .description('Comma list of browser origins allowed by CORS ("*" for any); empty turns CORS off.'),
+    METRICS_TOKEN: Joi.string()
+      .min(32)
+      .allow('')
+      .default('')
+      .description('Bearer token that GET /metrics of the gateway requires (at least 32 characters); empty: /metrics is a 404.'),
+  });
+}
+
+export const gatewayConfigSchema: Joi.ObjectSchema<GatewayConfig> = gatewayConfigSchemaFor(routedServices(readRegistry()));
 
 export interface GatewayConfig extends BaseConfig {
   MASTER_KEY: string;
   JWT_SECRET: string;
   JWT_ISSUER: string;
   JWT_AUDIENCE: string;
-  IDENTITY_URL: string;
-  ARTICLES_URL: string;
   UPSTREAM_TIMEOUT_MS: number;
   UPSTREAM_MAX_SOCKETS: number;
   CORS_ORIGINS: string;
   METRICS_TOKEN: string;
+  /** The base URL of each routed service, under the key the registry names (`IDENTITY_URL`, …). */
+  [upstreamUrlKey: `${string}_URL`]: string;
 }

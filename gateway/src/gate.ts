@@ -12,7 +12,7 @@ import {
 import type { Authenticator } from './authenticate';
 import { takeAccessTokens } from './credentials';
 import { rewriteForwardHeaders } from './forward-headers';
-import type { PolicyMatcher, PolicyRow, Upstream } from './policy';
+import type { PolicyMatcher, PolicyRow } from './policy';
 import { requestIdOf, setForwardBody } from './proxy';
 import { rawBody, readBody, stripBodyTokens } from './request-body';
 
@@ -21,7 +21,8 @@ export interface GateOptions {
   authenticate: Authenticator;
   principalSecret: string;
   bodyLimit: string;
-  proxies: Record<Upstream, RequestHandler>;
+  /** One proxy per upstream, by the name the policy rows use. */
+  proxies: Record<string, RequestHandler>;
 }
 
 const routes = new WeakMap<Request, PolicyRow>();
@@ -98,6 +99,7 @@ export function createGate(options: GateOptions): RequestHandler[] {
     labelRoute(req, row.path); // the HTTP series count by policy row, never by raw URL
     next();
   };
-  const proxy: RequestHandler = (req, res, next) => options.proxies[routeOf(req).upstream](req, res, next);
+  // createApp checks that every row's upstream has a proxy.
+  const proxy: RequestHandler = (req, res, next) => options.proxies[routeOf(req).upstream]!(req, res, next);
   return [matchRoute, ...readBody(options.bodyLimit), admit(options), proxy];
 }

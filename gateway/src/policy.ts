@@ -1,63 +1,44 @@
 import { match } from 'path-to-regexp';
-import { applyPolicy, errors, parsePolicyOverrides, routeKey, type AccessLevel, type HttpMethod } from '@restgate/shared';
-import type { GatewayConfig } from './config';
-
-/**
- * The services behind the gateway and the config key that holds each one's base URL.
- * A generated resource adds one line here, its `<NAME>_URL` key in config.ts, and its rows below.
- */
-export const UPSTREAMS = {
-  identity: 'IDENTITY_URL',
-  articles: 'ARTICLES_URL',
-} as const satisfies Record<string, keyof GatewayConfig>;
-
-export type Upstream = keyof typeof UPSTREAMS;
+import { applyPolicy, errors, parsePolicyOverrides, routeKey, type AccessLevel, type HttpMethod, type ServiceApi } from '@restgate/shared';
 
 /** One row of the gateway's policy table: which principal a method + path needs, and where it goes. */
 export interface PolicyRow {
   method: HttpMethod;
   path: string;
   level: AccessLevel;
-  upstream: Upstream;
+  /** The registry name of the service that serves the route. */
+  upstream: string;
 }
 
 /**
- * Every route of the API at the gateway, with its default level (api.md). Operators override
- * levels with ROUTE_POLICY; the services apply the same overrides to their own tables.
- * Paths use Express 5 syntax (path-to-regexp 8), so the gateway and the services match alike.
+ * The policy table, derived from the route specs of each service the gateway routes to (each
+ * one's `src/api.ts`): a route's level is written once, in its service, and the gateway and the
+ * service apply the same ROUTE_POLICY overrides to it. Paths use Express 5 syntax
+ * (path-to-regexp 8), so the gateway and the services match alike.
+ * Throws when two services claim the same method + path.
  */
-export const POLICY_TABLE: readonly PolicyRow[] = [
-  { method: 'post', path: '/users', level: 'master', upstream: 'identity' },
-  { method: 'get', path: '/users', level: 'admin', upstream: 'identity' },
-  { method: 'get', path: '/users/me', level: 'user', upstream: 'identity' },
-  { method: 'get', path: '/users/:id', level: 'public', upstream: 'identity' },
-  // Self or admin, `me` included: identity decides, the gateway only requires a user token.
-  { method: 'put', path: '/users/:id', level: 'user', upstream: 'identity' },
-  { method: 'patch', path: '/users/:id', level: 'user', upstream: 'identity' },
-  { method: 'put', path: '/users/:id/password', level: 'basic', upstream: 'identity' },
-  { method: 'delete', path: '/users/:id', level: 'admin', upstream: 'identity' },
-  { method: 'post', path: '/auth', level: 'master+basic', upstream: 'identity' },
-  { method: 'post', path: '/auth/facebook', level: 'provider', upstream: 'identity' },
-  { method: 'post', path: '/auth/github', level: 'provider', upstream: 'identity' },
-  { method: 'post', path: '/auth/google', level: 'provider', upstream: 'identity' },
-  { method: 'post', path: '/password-resets', level: 'master', upstream: 'identity' },
-  { method: 'get', path: '/password-resets/:token', level: 'public', upstream: 'identity' },
-  { method: 'put', path: '/password-resets/:token', level: 'public', upstream: 'identity' },
-  { method: 'post', path: '/articles', level: 'user', upstream: 'articles' },
-  { method: 'get', path: '/articles', level: 'public', upstream: 'articles' },
-  { method: 'get', path: '/articles/:id', level: 'public', upstream: 'articles' },
-  { method: 'put', path: '/articles/:id', level: 'user', upstream: 'articles' },
-  { method: 'patch', path: '/articles/:id', level: 'user', upstream: 'articles' },
-  { method: 'delete', path: '/articles/:id', level: 'user', upstream: 'articles' },
-];
+export function policyRowsFrom(apis: Readonly<Record<string, ServiceApi>>): PolicyRow[] {
+  const rows: PolicyRow[] = [];
+  const owner = new Map<string, string>();
+  for (const [upstream, api] of Object.entries(apis)) {
+    for (const spec of Object.values(api)) {
+      const key = routeKey(spec.method, spec.path);
+      const taken = owner.get(key);
+      if (taken) throw new Error(`${key} is declared by both ${taken} and ${upstream}`);
+      owner.set(key, upstream);
+      rows.push({ method: spec.method, path: spec.path, level: spec.level, upstream });
+    }
+  }
+  return rows;
+}
 
 /** The table with the operator's overrides (ROUTE_POLICY) applied. Throws on a malformed spec. */
-export function effectivePolicy(spec: string, table: readonly PolicyRow[] = POLICY_TABLE): PolicyRow[] {
+export function effectivePolicy(spec: string, table: readonly PolicyRow[]): PolicyRow[] {
   return applyPolicy([...table], spec);
 }
 
 /** Overrides that name no row of the table: almost always a typo worth a warning at start. */
-export function unknownOverrides(spec: string, table: readonly PolicyRow[] = POLICY_TABLE): string[] {
+export function unknownOverrides(spec: string, table: readonly PolicyRow[]): string[] {
   const known = new Set(table.map((row) => routeKey(row.method, row.path)));
   return [...parsePolicyOverrides(spec).keys()].filter((key) => !known.has(key));
 }

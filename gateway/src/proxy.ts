@@ -4,23 +4,24 @@ import { Readable } from 'node:stream';
 import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
 import { errors, sendProblem, type Logger, type ReadinessCheck } from '@restgate/shared';
-import { UPSTREAMS, type Upstream } from './policy';
 import type { GatewayConfig } from './config';
+import type { RoutedService } from './registry';
 
-export type UpstreamAgents = Record<Upstream, http.Agent>;
+/** Service name → its base URL (from the config key the registry names). */
+export type UpstreamUrls = Record<string, string>;
+export type UpstreamAgents = Record<string, http.Agent>;
 
-/** Each upstream's base URL, from the config keys named in UPSTREAMS. */
-export function upstreamUrls(config: GatewayConfig): Record<Upstream, string> {
-  return Object.fromEntries(Object.entries(UPSTREAMS).map(([name, key]) => [name, config[key]])) as Record<Upstream, string>;
+/** Each routed service's base URL, from the config key the registry names for it. */
+export function upstreamUrls(config: GatewayConfig, services: readonly RoutedService[]): UpstreamUrls {
+  return Object.fromEntries(services.map((s) => [s.name, config[s.urlEnv as `${string}_URL`]!]));
 }
 
 /** One keep-alive pool per upstream, so a slow service can't starve the others' sockets. */
-export function createAgents(config: GatewayConfig): UpstreamAgents {
-  const urls = upstreamUrls(config);
-  const agents = {} as UpstreamAgents;
-  for (const name of Object.keys(urls) as Upstream[]) {
+export function createAgents(config: GatewayConfig, urls: UpstreamUrls): UpstreamAgents {
+  const agents: UpstreamAgents = {};
+  for (const [name, url] of Object.entries(urls)) {
     const options = { keepAlive: true, maxSockets: config.UPSTREAM_MAX_SOCKETS };
-    agents[name] = urls[name].startsWith('https:') ? new https.Agent(options) : new http.Agent(options);
+    agents[name] = url.startsWith('https:') ? new https.Agent(options) : new http.Agent(options);
   }
   return agents;
 }
@@ -30,8 +31,8 @@ export function destroyAgents(agents: UpstreamAgents): void {
 }
 
 /** `/ready` at the gateway: every upstream's `/health` answers 2xx. */
-export function upstreamReadiness(config: GatewayConfig): ReadinessCheck[] {
-  return Object.entries(upstreamUrls(config)).map(([name, url]) => ({
+export function upstreamReadiness(urls: UpstreamUrls): ReadinessCheck[] {
+  return Object.entries(urls).map(([name, url]) => ({
     name,
     check: async () => {
       const res = await fetch(new URL('health', url.endsWith('/') ? url : `${url}/`), { signal: AbortSignal.timeout(1_500) });
@@ -77,13 +78,17 @@ const sendForwardBody: Plugin<Request, Response> = (proxyServer) => {
  * failure to get an answer → 502.
  * Upstream responses, problem+json included, pass through unchanged.
  */
-export function createUpstreamProxies(config: GatewayConfig, agents: UpstreamAgents, logger: Logger): Record<Upstream, RequestHandler> {
-  const urls = upstreamUrls(config);
+export function createUpstreamProxies(
+  config: GatewayConfig,
+  urls: UpstreamUrls,
+  agents: UpstreamAgents,
+  logger: Logger,
+): Record<string, RequestHandler> {
   const timedOut = new WeakSet<http.IncomingMessage>();
-  const proxies = {} as Record<Upstream, RequestHandler>;
-  for (const name of Object.keys(urls) as Upstream[]) {
+  const proxies: Record<string, RequestHandler> = {};
+  for (const [name, target] of Object.entries(urls)) {
     proxies[name] = createProxyMiddleware<Request, Response>({
-      target: urls[name],
+      target,
       agent: agents[name],
       proxyTimeout: config.UPSTREAM_TIMEOUT_MS,
       // The service sees the Host the client used (links it builds name the public host).

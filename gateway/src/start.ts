@@ -1,13 +1,20 @@
 import { runService } from '@restgate/shared';
 import { createApp } from './app';
 import { gatewayConfigSchema } from './config';
-import { createAgents, destroyAgents } from './proxy';
+import { policyRowsFrom } from './policy';
+import { createAgents, destroyAgents, upstreamUrls } from './proxy';
+import { readRegistry, routedServices } from './registry';
+import { loadServiceApis } from './service-apis';
 
 void runService({
   name: 'gateway',
   schema: gatewayConfigSchema,
   start: async (config, logger) => {
-    const agents = createAgents(config);
-    return { app: createApp({ config, logger, agents }), stop: async () => destroyAgents(agents) };
+    const services = routedServices(readRegistry());
+    // The services' own route specs, as built: a level is written once, in the service.
+    const routes = policyRowsFrom(loadServiceApis(services));
+    const upstreams = upstreamUrls(config, services);
+    const agents = createAgents(config, upstreams);
+    return { app: createApp({ config, logger, routes, upstreams, agents }), stop: async () => destroyAgents(agents) };
   },
 });

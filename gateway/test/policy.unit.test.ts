@@ -1,7 +1,9 @@
 import { routeKey } from '@restgate/shared';
-import { createPolicyMatcher, effectivePolicy, POLICY_TABLE, unknownOverrides, UPSTREAMS, type PolicyRow } from '../src/policy';
+import { defineSpec } from '@restgate/shared';
+import { createPolicyMatcher, effectivePolicy, policyRowsFrom, unknownOverrides, type PolicyRow } from '../src/policy';
+import { POLICY_ROWS, ROUTED_SERVICES } from './support/routes';
 
-const matchRoute = createPolicyMatcher(POLICY_TABLE);
+const matchRoute = createPolicyMatcher(POLICY_ROWS);
 
 function thrown(fn: () => unknown): { status?: number; code?: string; headers?: Record<string, string> } {
   try {
@@ -12,12 +14,12 @@ function thrown(fn: () => unknown): { status?: number; code?: string; headers?: 
   throw new Error('expected a throw');
 }
 
-describe('the policy table', () => {
-  test('every method + path appears once and names a known upstream', () => {
-    const keys = POLICY_TABLE.map((row) => routeKey(row.method, row.path));
+describe("the policy table (from the services' route specs)", () => {
+  test('every method + path appears once and names a routed service of the registry', () => {
+    const keys = POLICY_ROWS.map((row) => routeKey(row.method, row.path));
 
     expect(new Set(keys).size).toBe(keys.length);
-    for (const row of POLICY_TABLE) expect(Object.keys(UPSTREAMS)).toContain(row.upstream);
+    for (const row of POLICY_ROWS) expect(ROUTED_SERVICES.map((s) => s.name)).toContain(row.upstream);
   });
 
   test.each([
@@ -26,6 +28,7 @@ describe('the policy table', () => {
     ['GET', '/users/me', 'user', 'identity'],
     ['GET', '/users/0123456789abcdef01234567', 'public', 'identity'],
     ['PUT', '/users/me', 'user', 'identity'],
+    ['PATCH', '/users/me', 'user', 'identity'],
     ['PATCH', '/users/0123456789abcdef01234567', 'user', 'identity'],
     ['PUT', '/users/me/password', 'basic', 'identity'],
     ['DELETE', '/users/0123456789abcdef01234567', 'admin', 'identity'],
@@ -41,6 +44,23 @@ describe('the policy table', () => {
     ['DELETE', '/articles/abc', 'user', 'articles'],
   ])('%s %s is %s, served by %s', (method, path, level, upstream) => {
     expect(matchRoute(method, path)).toMatchObject({ level, upstream });
+  });
+});
+
+describe('policyRowsFrom', () => {
+  const spec = (method: 'get' | 'post', path: string) => defineSpec({ method, path, level: 'public', summary: path });
+
+  test('turns every spec of every service into a row naming that service', () => {
+    expect(policyRowsFrom({ one: { a: spec('get', '/a') }, two: { b: spec('post', '/b') } })).toEqual([
+      { method: 'get', path: '/a', level: 'public', upstream: 'one' },
+      { method: 'post', path: '/b', level: 'public', upstream: 'two' },
+    ]);
+  });
+
+  test('when two services declare the same method and path, then it throws naming both', () => {
+    expect(() => policyRowsFrom({ one: { a: spec('get', '/a') }, two: { a: spec('get', '/a') } })).toThrow(
+      'GET /a is declared by both one and two',
+    );
   });
 });
 
@@ -76,7 +96,7 @@ describe('createPolicyMatcher', () => {
 
 describe('ROUTE_POLICY', () => {
   test('an override changes only the named row', () => {
-    const table = effectivePolicy('POST /users=public; GET /articles=user');
+    const table = effectivePolicy('POST /users=public; GET /articles=user', POLICY_ROWS);
 
     expect(createPolicyMatcher(table)('POST', '/users').level).toBe('public');
     expect(createPolicyMatcher(table)('GET', '/articles').level).toBe('user');
@@ -84,14 +104,19 @@ describe('ROUTE_POLICY', () => {
   });
 
   test('a malformed override or an unknown level throws', () => {
-    expect(() => effectivePolicy('POST /users')).toThrow(/ROUTE_POLICY/);
-    expect(() => effectivePolicy('POST /users=everyone')).toThrow(/ROUTE_POLICY/);
+    expect(() => effectivePolicy('POST /users', POLICY_ROWS)).toThrow(/ROUTE_POLICY/);
+    expect(() => effectivePolicy('POST /users=everyone', POLICY_ROWS)).toThrow(/ROUTE_POLICY/);
   });
 
   test('unknownOverrides names overrides that match no row', () => {
-    expect(unknownOverrides('POST /users=public;GET /user=public;GET /articles/:articleId=user')).toEqual([
+    expect(unknownOverrides('POST /users=public;GET /user=public;GET /articles/:articleId=user', POLICY_ROWS)).toEqual([
       'GET /user',
       'GET /articles/:articleId',
     ]);
+  });
+
+  test("the routes identity serves under /users/me are rows of the gateway's table too, so overriding them is no unknown override", () => {
+    expect(unknownOverrides('PUT /users/me=admin;PATCH /users/me=admin;PUT /users/me/password=user', POLICY_ROWS)).toEqual([]);
+    expect(createPolicyMatcher(effectivePolicy('PUT /users/me=admin', POLICY_ROWS))('PUT', '/users/me').level).toBe('admin');
   });
 });

@@ -16,50 +16,35 @@ const ROOT_DIR = path.resolve(__dirname, '..', '..');
 const HOST = '127.0.0.1';
 
 /**
- * The upstream services, started in parallel before the gateway. A generated resource service
- * appends one entry here:
+ * The service registry, services.json at the root: `gateway` and `services` (the upstream
+ * services, started in parallel before the gateway). A generated resource service adds one entry.
  * - `dir`: the package folder (entry `<dir>/dist/start.js`);
- * - `portEnv` / `defaultPort`: the variable that overrides its port in `npm start`, and the default;
+ * - `portEnv` / `port`: the variable that overrides its port in `npm start`, and the default;
  * - `urlEnv`: the variable through which the gateway learns its address (none for a service
  *   the gateway does not route to, such as a message consumer);
+ * - `owns`: its database (and queues);
  * - `secrets`: the secrets it may see (every other secret is withheld from it).
  */
-const SERVICES = [
-  {
-    name: 'identity',
-    dir: 'services/identity',
-    portEnv: 'IDENTITY_PORT',
-    defaultPort: 9001,
-    urlEnv: 'IDENTITY_URL',
-    // AMQP_URL: the outbox relay publishes password-reset mails (the URL may hold credentials).
-    secrets: ['PRINCIPAL_SECRET', 'JWT_SECRET', 'FACEBOOK_APP_SECRET', 'AMQP_URL'],
-  },
-  {
-    name: 'articles',
-    dir: 'services/articles',
-    portEnv: 'ARTICLES_PORT',
-    defaultPort: 9002,
-    urlEnv: 'ARTICLES_URL',
-    secrets: ['PRINCIPAL_SECRET'],
-  },
-  {
-    // Consumes the mail queue; no urlEnv: the gateway never routes to it. Without SMTP_URL it
-    // writes each mail to OUTBOX_DIR (default .data/outbox) as <message id>.eml.
-    name: 'mailer',
-    dir: 'services/mailer',
-    portEnv: 'MAILER_PORT',
-    defaultPort: 9003,
-    secrets: ['PRINCIPAL_SECRET', 'AMQP_URL', 'SMTP_URL'],
-  },
-];
+function readRegistry(rootDir = ROOT_DIR) {
+  const file = path.join(rootDir, 'services.json');
+  const registry = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const entries = [registry.gateway, ...(Array.isArray(registry.services) ? registry.services : [])];
+  for (const def of entries) {
+    const ok =
+      def &&
+      typeof def.name === 'string' &&
+      typeof def.dir === 'string' &&
+      Number.isInteger(def.port) &&
+      typeof def.portEnv === 'string' &&
+      Array.isArray(def.secrets);
+    if (!ok) throw new Error(`${file}: every entry needs name, dir, port, portEnv and secrets (${JSON.stringify(def)})`);
+  }
+  return registry;
+}
 
-const GATEWAY = {
-  name: 'gateway',
-  dir: 'gateway',
-  portEnv: 'PORT',
-  defaultPort: 9000,
-  secrets: ['MASTER_KEY', 'JWT_SECRET', 'PRINCIPAL_SECRET', 'METRICS_TOKEN'],
-};
+const REGISTRY = readRegistry();
+const SERVICES = REGISTRY.services;
+const GATEWAY = REGISTRY.gateway;
 
 /** Keys only the processes that list them in `secrets` receive: MASTER_KEY reaches the gateway alone. */
 const SECRET_KEYS = [...new Set([...GATEWAY.secrets, ...SERVICES.flatMap((s) => s.secrets)])];
@@ -304,7 +289,9 @@ function serviceEnvFor(def, { base, overrides, port, extra }) {
 }
 
 function assertBuilt(defs) {
-  const missing = defs.map((d) => path.join(d.dir, 'dist', 'start.js')).filter((f) => !fs.existsSync(path.join(ROOT_DIR, f)));
+  // The gateway reads the route specs of the services it routes to from their build (dist/api.js).
+  const files = defs.flatMap((d) => [path.join(d.dir, 'dist', 'start.js'), ...(d.urlEnv ? [path.join(d.dir, 'dist', 'api.js')] : [])]);
+  const missing = files.filter((f) => !fs.existsSync(path.join(ROOT_DIR, f)));
   if (missing.length > 0) {
     throw new Error(`not built: ${missing.join(', ')} missing. Run \`npx tsc -b\` (npm start and npm test do it for you).`);
   }
@@ -315,7 +302,7 @@ function portsFromEnv(env) {
   const ports = {};
   for (const def of [GATEWAY, ...SERVICES]) {
     const value = env[def.portEnv];
-    const port = value === undefined || value === '' ? def.defaultPort : Number(value);
+    const port = value === undefined || value === '' ? def.port : Number(value);
     if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${def.portEnv}=${value} is not a port number`);
     ports[def.name] = port;
   }
@@ -415,4 +402,4 @@ async function startStack({
   }
 }
 
-module.exports = { startStack, portsFromEnv, formatLogLine, levelOf, parseLine, SERVICES, GATEWAY, SECRET_KEYS, HOST };
+module.exports = { startStack, portsFromEnv, formatLogLine, levelOf, parseLine, readRegistry, SERVICES, GATEWAY, SECRET_KEYS, HOST };

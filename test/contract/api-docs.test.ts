@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openApiPath, type OpenApiDocument, type OpenApiOperation } from '@restgate/shared';
 import { findOperation, validateOpenApiDocument } from '@restgate/shared/testing';
-import { POLICY_TABLE } from '../../gateway/src/policy';
+import { POLICY_ROWS as POLICY_TABLE } from '../../gateway/test/support/routes';
 import { client, type Client, type Reply } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
 

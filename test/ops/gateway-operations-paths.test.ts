@@ -6,7 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { OPERATIONS_PATHS, PRINCIPAL_HEADER } from '@restgate/shared';
-import { createPolicyMatcher, POLICY_TABLE } from '../../gateway/src/policy';
+import { createPolicyMatcher } from '../../gateway/src/policy';
+import { POLICY_ROWS } from '../../gateway/test/support/routes';
 import { startGateway, type TestGateway } from '../../gateway/test/support/gateway';
 import { TEST_MASTER_KEY } from '../../gateway/test/support/tokens';
 
@@ -55,7 +56,7 @@ afterAll(async () => {
 
 describe('operations paths at the gateway', () => {
   test('when the policy table is asked for them, then no row matches (so none could be proxied)', () => {
-    const match = createPolicyMatcher(POLICY_TABLE);
+    const match = createPolicyMatcher(POLICY_ROWS);
 
     for (const path of OPERATIONS_PATHS) {
       for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) expect(() => match(method, path)).toThrow(/No route for/);

@@ -20,6 +20,8 @@ interface StackLib {
     logDir: string;
     serviceEnv?: Record<string, Record<string, string>>;
   }): Promise<{ gatewayUrl: string; processes: StackProcess[]; stop: () => Promise<void> }>;
+  SERVICES: Array<{ name: string; owns?: { database?: string } }>;
+  GATEWAY: { name: string };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -27,7 +29,10 @@ const stackLib = require('../../scripts/lib/stack.cjs') as StackLib;
 
 const METRICS_TOKEN = aSecret();
 const suffix = randomBytes(4).toString('hex');
-const dbNames = { identity: `ops_identity_${suffix}`, articles: `ops_articles_${suffix}`, mailer: `ops_mailer_${suffix}` };
+// A database of this run's own for every registry service that owns one.
+const dbNames: Record<string, string> = Object.fromEntries(
+  stackLib.SERVICES.filter((def) => def.owns?.database).map((def) => [def.name, `ops_${def.name.replace(/\W/g, '_')}_${suffix}`]),
+);
 const topologyPrefix = `ops-${suffix}.`;
 const logs = tempDir('stack');
 
@@ -54,7 +59,7 @@ beforeAll(async () => {
   const mongoUrl = process.env.MONGODB_URL;
   if (!mongoUrl) throw new Error('MONGODB_URL is not set: run through jest (its global setup provisions MongoDB)');
   const ports: Record<string, number> = {};
-  for (const name of ['gateway', 'identity', 'articles', 'mailer']) ports[name] = await backing.freePort();
+  for (const def of [stackLib.GATEWAY, ...stackLib.SERVICES]) ports[def.name] = await backing.freePort();
   const amqpUrl = process.env.AMQP_URL;
   if (!amqpUrl) throw new Error('AMQP_URL is not set: run through jest (its global setup provisions RabbitMQ)');
   const stack = await stackLib.startStack({
@@ -76,9 +81,7 @@ beforeAll(async () => {
     logDir: logs.dir,
     serviceEnv: {
       gateway: { METRICS_TOKEN },
-      identity: { MONGODB_DB: dbNames.identity },
-      articles: { MONGODB_DB: dbNames.articles },
-      mailer: { MONGODB_DB: dbNames.mailer },
+      ...Object.fromEntries(Object.entries(dbNames).map(([name, db]) => [name, { MONGODB_DB: db }])),
     },
   });
   ({ gatewayUrl, processes, stop: stopStack } = stack);

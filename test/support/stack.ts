@@ -33,9 +33,11 @@ interface StackHandle {
   stop: () => Promise<void>;
 }
 
+/** An entry of the service registry (services.json), as scripts/lib/stack.cjs reads it. */
 interface ServiceDef {
   name: string;
   dir: string;
+  owns?: { database?: string };
 }
 
 interface StackLib {
@@ -66,7 +68,8 @@ const backingLib = require('../../scripts/lib/backing.cjs') as BackingLib;
 
 const ROOT_DIR = path.resolve(__dirname, '..', '..');
 
-export type ServiceName = 'identity' | 'articles' | 'mailer';
+/** A registry service that owns a database (`db()` opens this stack's copy of it). */
+export type ServiceName = 'identity' | 'articles' | 'mailer' | (string & {});
 
 export interface TestSecrets {
   MASTER_KEY: string;
@@ -183,11 +186,10 @@ export async function startTestStack(options: { env?: Record<string, string> } =
   const suffix = randomBytes(5).toString('hex');
   const amqpUrl = process.env.AMQP_URL;
   const secrets: TestSecrets = { MASTER_KEY: secret(), JWT_SECRET: secret(), PRINCIPAL_SECRET: secret() };
-  const dbNames: Record<ServiceName, string> = {
-    identity: `contract_identity_${suffix}`,
-    articles: `contract_articles_${suffix}`,
-    mailer: `contract_mailer_${suffix}`,
-  };
+  // A database of this stack's own for every registry service that owns one.
+  const dbNames: Record<string, string> = Object.fromEntries(
+    stackLib.SERVICES.filter((def) => def.owns?.database).map((def) => [def.name, `contract_${def.name.replace(/\W/g, '_')}_${suffix}`]),
+  );
   const ports: Record<string, number> = {};
   for (const def of defs) ports[def.name] = await backingLib.freePort();
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-contract-'));
@@ -240,7 +242,9 @@ export async function startTestStack(options: { env?: Record<string, string> } =
   let client: MongoClient | undefined;
   const db = (service: ServiceName): Db => {
     client ??= new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 5_000 });
-    return client.db(dbNames[service]);
+    const name = dbNames[service];
+    if (!name) throw new Error(`${service} owns no database in services.json`);
+    return client.db(name);
   };
 
   const topologyPrefix = options.env?.TOPOLOGY_PREFIX ?? `contract-${suffix}.`;

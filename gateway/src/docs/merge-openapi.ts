@@ -46,7 +46,7 @@ export function mergeOpenApi(
   options: MergeOptions = {},
 ): OpenApiDocument {
   const components = baseComponents();
-  for (const part of Object.values(parts)) mergeComponents(components, part.components);
+  const own = Object.fromEntries(Object.entries(parts).map(([upstream, part]) => [upstream, namespaced(upstream, part, components)]));
   const doc: OpenApiDocument = {
     openapi: OPENAPI_VERSION,
     info: { title: options.title ?? 'restgate API', version: API_VERSION, description: API_DESCRIPTION },
@@ -57,7 +57,7 @@ export function mergeOpenApi(
   };
   for (const row of policy) {
     const template = openApiPath(row.path);
-    const found = findPartOperation(parts, row, template);
+    const found = findPartOperation(own, row, template);
     let operation: MergedOperation = found
       ? applyAccessLevel(structuredClone(found.operation), row.level)
       : placeholder(row, components, options.missing ?? []);
@@ -102,11 +102,42 @@ function placeholder(row: DocsPolicyRow, components: OpenApiComponents, missing:
   return { ...operation, description: `${operation.description ?? ''}\n\n${why}`, 'x-restgate-undocumented': true };
 }
 
-/** Shared components are the same in every part; a name already taken keeps its first definition. */
-function mergeComponents(into: OpenApiComponents, from: Partial<OpenApiComponents> | undefined): void {
-  for (const kind of ['schemas', 'securitySchemes', 'responses', 'headers'] as const) {
-    for (const [name, value] of Object.entries(from?.[kind] ?? {})) {
-      (into[kind] as Record<string, unknown>)[name] ??= value;
+const COMPONENT_KINDS = ['schemas', 'securitySchemes', 'responses', 'headers'] as const;
+
+/**
+ * The part with its own components renamed `<upstream>.<name>` (every `$ref` to them rewritten),
+ * and those components added to `into`. Components equal to the shared ones (problems, security
+ * schemes, headers) keep their names, so two services can never overwrite each other's schemas.
+ */
+function namespaced(upstream: string, part: OpenApiDocument, into: OpenApiComponents): OpenApiDocument {
+  const shared = baseComponents();
+  const renamed = new Map<string, string>();
+  const own: Array<{ kind: (typeof COMPONENT_KINDS)[number]; name: string; value: unknown }> = [];
+  for (const kind of COMPONENT_KINDS) {
+    for (const [name, value] of Object.entries(part.components?.[kind] ?? {})) {
+      if (sameJson((shared[kind] as Record<string, unknown>)[name], value)) continue;
+      const newName = `${upstream}.${name}`;
+      renamed.set(`#/components/${kind}/${name}`, `#/components/${kind}/${newName}`);
+      own.push({ kind, name: newName, value });
     }
   }
+  if (renamed.size === 0) return part;
+  const rewrite = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rewrite);
+    if (!value || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, v]) => [key, key === '$ref' && typeof v === 'string' ? (renamed.get(v) ?? v) : rewrite(v)]),
+    );
+  };
+  for (const { kind, name, value } of own) (into[kind] as Record<string, unknown>)[name] = rewrite(value);
+  return { ...part, paths: rewrite(part.paths) as OpenApiDocument['paths'] };
+}
+
+/** Equal as JSON, whatever the key order (a part arrives parsed from JSON, with its own prototypes). */
+function sameJson(a: unknown, b: unknown): boolean {
+  const sorted = (_key: string, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : value;
+  return a !== undefined && JSON.stringify(a, sorted) === JSON.stringify(b, sorted);
 }

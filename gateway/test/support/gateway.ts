@@ -3,7 +3,9 @@ import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
 import { gatewayConfigSchema, type GatewayConfig } from '../../src/config';
-import { createAgents, destroyAgents } from '../../src/proxy';
+import type { PolicyRow } from '../../src/policy';
+import { createAgents, destroyAgents, upstreamUrls } from '../../src/proxy';
+import { POLICY_ROWS, ROUTED_SERVICES } from './routes';
 import { TEST_JWT_SECRET, TEST_MASTER_KEY } from './tokens';
 
 export interface TestGateway {
@@ -13,12 +15,14 @@ export interface TestGateway {
 }
 
 /**
- * The gateway app as start.ts builds it, from an environment like the real one. Serve it with
- * supertest (`request(gateway.app)`); `close()` drops the keep-alive pools.
+ * The gateway app as start.ts builds it, from an environment like the real one and the services'
+ * route specs (or `routes`). Serve it with supertest (`request(gateway.app)`); `close()` drops the
+ * keep-alive pools.
  */
 export function startGateway(
   env: Record<string, string>,
   logger: Logger = createLogger({ name: 'gateway', level: 'silent' }),
+  routes: readonly PolicyRow[] = POLICY_ROWS,
 ): TestGateway {
   const config = loadConfig(gatewayConfigSchema, {
     NODE_ENV: 'test',
@@ -28,6 +32,7 @@ export function startGateway(
     JWT_SECRET: TEST_JWT_SECRET,
     ...env,
   });
-  const agents = createAgents(config);
-  return { app: createApp({ config, logger, agents }), config, close: () => destroyAgents(agents) };
+  const upstreams = upstreamUrls(config, ROUTED_SERVICES);
+  const agents = createAgents(config, upstreams);
+  return { app: createApp({ config, logger, routes, upstreams, agents }), config, close: () => destroyAgents(agents) };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Piscina } from 'piscina';
+import { BCRYPT_MAX_BYTES } from './password-limits';
 
 /** Hashes and compares passwords off the event loop. */
 export interface PasswordHasher {
@@ -12,9 +13,6 @@ export interface PasswordHasher {
   compare(password: string, hash: string | null): Promise<boolean>;
   close(): Promise<void>;
 }
-
-/** bcrypt reads at most 72 bytes; longer input would be silently truncated. */
-export const BCRYPT_MAX_BYTES = 72;
 
 // src/domain/ (tests) and dist/domain/ (runtime) are both two levels below the package root.
 const WORKER_FILE = path.resolve(__dirname, '..', '..', 'workers', 'password.worker.cjs');

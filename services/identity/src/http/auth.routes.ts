@@ -1,25 +1,11 @@
-import { defineRoute, type RouteDef } from '@restgate/shared';
+import { bindRoutes, type RouteDef } from '@restgate/shared';
+import type { authApi } from '../api';
 import type { IdentityDeps } from '../domain/identity-deps';
 import { signIn } from '../domain/sign-in';
 import { parseBasicCredentials } from './basic-credentials';
-import { signInSchema } from './user.schemas';
 
-export function authRoutes(deps: IdentityDeps): RouteDef[] {
-  return [
-    defineRoute({
-      method: 'post',
-      path: '/auth',
-      level: 'master+basic',
-      tags: ['auth'],
-      summary: 'Sign in: HTTP Basic e-mail and password (and the master key) give a user token.',
-      responses: {
-        201: { description: 'A user token and the user.', schema: signInSchema },
-        401: {
-          description: 'No master key, or missing or wrong Basic credentials (one answer for an unknown e-mail and a wrong password).',
-        },
-        403: { description: 'A credential other than the master key.' },
-      },
-      handler: async ({ headers }) => ({ status: 201, body: await signIn(deps, parseBasicCredentials(headers.authorization)) }),
-    }),
-  ];
+export function authRoutes(deps: IdentityDeps, api: typeof authApi): RouteDef[] {
+  return bindRoutes(api, {
+    signIn: async ({ headers }) => ({ status: 201, body: await signIn(deps, parseBasicCredentials(headers.authorization)) }),
+  });
 }

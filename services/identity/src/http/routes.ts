@@ -1,4 +1,5 @@
 import type { RouteDef } from '@restgate/shared';
+import { authApi, passwordResetApi, socialApi, userApi } from '../api';
 import type { IdentityDeps } from '../domain/identity-deps';
 import type { PasswordResetDeps } from '../domain/password-reset';
 import type { SocialLogin } from '../domain/social/social-login';
@@ -7,15 +8,15 @@ import { passwordResetRoutes } from './password-reset.routes';
 import { socialRoutes } from './social.routes';
 import { userRoutes } from './user.routes';
 
-/** The identity service's route table with its default levels (before `ROUTE_POLICY`). */
+/** The identity service's route table with its default levels (before `ROUTE_POLICY`), from src/api.ts. */
 export function identityRoutes(
   deps: IdentityDeps,
   options: { passwordMinLength: number; social?: SocialLogin; passwordResets?: PasswordResetDeps },
 ): RouteDef[] {
   return [
-    ...authRoutes(deps),
-    ...socialRoutes(deps, options.social),
-    ...userRoutes(deps, options),
-    ...(options.passwordResets ? passwordResetRoutes(options.passwordResets, options) : []),
+    ...authRoutes(deps, authApi),
+    ...socialRoutes(deps, options.social, socialApi),
+    ...userRoutes(deps, userApi(options)),
+    ...(options.passwordResets ? passwordResetRoutes(options.passwordResets, passwordResetApi(options)) : []),
   ];
 }

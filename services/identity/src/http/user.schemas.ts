@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { listingQuerySchema, type ListingQuery, type ListingSpec } from '@restgate/shared';
 import type { CreateUserInput } from '../domain/create-user';
 import type { ProfileChanges } from '../domain/update-profile';
-import { BCRYPT_MAX_BYTES } from '../domain/password-hasher';
+import { BCRYPT_MAX_BYTES } from '../domain/password-limits';
 
 const email = Joi.string()
   .trim()

@@ -1,0 +1,223 @@
+/**
+ * The identity service's routes, described once: method, path, default level, schemas and docs.
+ * The route files bind a handler to each spec; the gateway reads the compiled `api` (dist/api.js)
+ * for its policy table. Data only: this file and what it imports neither connect nor start
+ * anything, and need nothing but joi and @restgate/shared at run time.
+ */
+import { defineSpec, type HttpMethod, type ServiceApi } from '@restgate/shared';
+import { passwordResetSchemas, passwordResetViewSchema, resetAcceptedSchema } from './http/password-reset.schemas';
+import { providerTokenBody, providerTokenQuery } from './http/social.schemas';
+import { fullUserSchema, publicUserSchema, signInSchema, userListingSchema, userSchemas } from './http/user.schemas';
+
+export interface IdentityApiOptions {
+  /** PASSWORD_MIN_LENGTH: the password rules in the schemas (and docs) follow it. */
+  passwordMinLength: number;
+}
+
+/** PASSWORD_MIN_LENGTH's default, for the specs the gateway reads (it needs no schema, only levels). */
+const DEFAULT_OPTIONS: IdentityApiOptions = { passwordMinLength: 8 };
+
+const userTags = ['users'];
+const validation = { description: 'Invalid body or query; `param` names the first failing field.' };
+const unauthorized = { description: 'No valid credential.' };
+const forbidden = { description: 'A valid credential that may not do this.' };
+const notFound = { description: 'No such user (also for a malformed id).' };
+
+export const authApi = {
+  signIn: defineSpec({
+    method: 'post',
+    path: '/auth',
+    level: 'master+basic',
+    tags: ['auth'],
+    summary: 'Sign in: HTTP Basic e-mail and password (and the master key) give a user token.',
+    responses: {
+      201: { description: 'A user token and the user.', schema: signInSchema },
+      401: {
+        description: 'No master key, or missing or wrong Basic credentials (one answer for an unknown e-mail and a wrong password).',
+      },
+      403: { description: 'A credential other than the master key.' },
+    },
+  }),
+};
+
+type TokenInput = { access_token?: string | string[] };
+
+const socialSpec = (provider: string, label: string) =>
+  defineSpec<TokenInput, TokenInput>({
+    method: 'post',
+    path: `/auth/${provider}`,
+    level: 'provider',
+    tags: ['auth'],
+    summary: `Sign in with a ${label} access token: the linked user, else the user with the e-mail ${label} says is verified, else a new user.`,
+    schemas: { body: providerTokenBody, query: providerTokenQuery },
+    responses: {
+      201: { description: 'A user token and the user, as POST /auth gives.', schema: signInSchema },
+      400: { description: 'The access token given in more than one place, or an invalid body or query.' },
+      401: { description: `No access token, or ${label} refused it, or it was issued to another app.` },
+      409: { description: `The account with this e-mail is already linked to another ${label} identity.` },
+      422: {
+        description: `${label} shared no e-mail (\`provider_email_missing\`) or does not say it is verified (\`provider_email_unverified\`).`,
+      },
+      502: { description: `${label} failed or could not be reached.` },
+      504: { description: `${label} did not answer in time.` },
+    },
+  });
+
+/** `POST /auth/<provider>`: a provider that SOCIAL_PROVIDERS does not enable is not served (404). */
+export const socialApi = {
+  signInWithFacebook: socialSpec('facebook', 'Facebook'),
+  signInWithGithub: socialSpec('github', 'GitHub'),
+  signInWithGoogle: socialSpec('google', 'Google'),
+};
+
+/** `/users/me…` rows come before `/users/:id…` so that "me" is never read as an id. */
+export function userApi(options: IdentityApiOptions) {
+  const schemas = userSchemas(options);
+
+  const update = (method: HttpMethod, path: string) =>
+    defineSpec<{ name?: string; picture?: string }, unknown, { id?: string }>({
+      method,
+      path,
+      level: 'user',
+      tags: userTags,
+      summary: `${method === 'put' ? 'Replace' : 'Change'} a profile (name, picture); omitted fields stay. The user themself or an admin.`,
+      schemas: { body: schemas.profileBody },
+      responses: {
+        200: { description: 'The updated user.', schema: fullUserSchema },
+        400: validation,
+        401: unauthorized,
+        403: forbidden,
+        404: notFound,
+      },
+    });
+
+  const changePassword = (path: string) =>
+    defineSpec<{ password: string }, unknown, { id?: string }>({
+      method: 'put',
+      path,
+      level: 'basic',
+      tags: userTags,
+      summary: "Change a password, with that user's current e-mail and password as HTTP Basic.",
+      schemas: { body: schemas.passwordBody },
+      responses: {
+        200: { description: 'The user.', schema: fullUserSchema },
+        400: validation,
+        401: { description: 'Missing or wrong Basic credentials.' },
+        403: { description: "Another user's id, whether or not it exists: the credentials decide whose password changes." },
+      },
+    });
+
+  return {
+    createUser: defineSpec({
+      method: 'post',
+      path: '/users',
+      level: 'master',
+      tags: userTags,
+      summary: 'Create a user.',
+      schemas: { body: schemas.createUserBody },
+      responses: {
+        201: { description: 'The new user.', schema: fullUserSchema },
+        400: validation,
+        401: unauthorized,
+        403: forbidden,
+        409: { description: 'The e-mail is already registered (`param: "email"`).' },
+      },
+    }),
+    listUsers: defineSpec({
+      method: 'get',
+      path: '/users',
+      level: 'admin',
+      tags: userTags,
+      summary: 'List users: `q` searches name and e-mail.',
+      schemas: { query: schemas.listQuery },
+      responses: {
+        200: { description: 'A page of users.', schema: userListingSchema },
+        400: validation,
+        401: unauthorized,
+        403: forbidden,
+      },
+    }),
+    getOwnUser: defineSpec({
+      method: 'get',
+      path: '/users/me',
+      level: 'user',
+      tags: userTags,
+      summary: 'The calling user.',
+      responses: { 200: { description: 'The user.', schema: fullUserSchema }, 401: unauthorized, 403: forbidden, 404: notFound },
+    }),
+    replaceOwnProfile: update('put', '/users/me'),
+    changeOwnProfile: update('patch', '/users/me'),
+    changeOwnPassword: changePassword('/users/me/password'),
+    getUser: defineSpec<unknown, unknown, { id: string }>({
+      method: 'get',
+      path: '/users/:id',
+      level: 'public',
+      tags: userTags,
+      summary: 'A user, public view.',
+      responses: { 200: { description: 'The user.', schema: publicUserSchema }, 404: notFound },
+    }),
+    replaceProfile: update('put', '/users/:id'),
+    changeProfile: update('patch', '/users/:id'),
+    changePassword: changePassword('/users/:id/password'),
+    deleteUser: defineSpec<unknown, unknown, { id: string }>({
+      method: 'delete',
+      path: '/users/:id',
+      level: 'admin',
+      tags: userTags,
+      summary: 'Delete a user.',
+      responses: { 204: { description: 'Deleted.' }, 401: unauthorized, 403: forbidden, 404: notFound },
+    }),
+  };
+}
+
+export function passwordResetApi(options: IdentityApiOptions) {
+  const schemas = passwordResetSchemas(options);
+  const tags = ['password resets'];
+  const deadToken = { description: 'The token is unknown, used, expired or malformed (one answer for all).' };
+  return {
+    requestPasswordReset: defineSpec({
+      method: 'post',
+      path: '/password-resets',
+      level: 'master',
+      tags,
+      summary:
+        'Ask for a password reset mail. Answered once the request is stored, before the mail goes out; the same answer whether or not the e-mail is registered.',
+      schemas: { body: schemas.requestBody },
+      responses: {
+        202: { description: 'Accepted (also for an unknown e-mail, which gets no mail).', schema: resetAcceptedSchema },
+        400: { description: 'Invalid body; `param` names the first failing field.' },
+        401: { description: 'No credential.' },
+        403: { description: 'A credential other than the master key.' },
+      },
+    }),
+    getPasswordReset: defineSpec<unknown, unknown, { token: string }>({
+      method: 'get',
+      path: '/password-resets/:token',
+      level: 'public',
+      tags,
+      summary: 'Whose password a reset token resets (for the reset page).',
+      responses: { 200: { description: 'The user the token belongs to.', schema: passwordResetViewSchema }, 404: deadToken },
+    }),
+    completePasswordReset: defineSpec<{ password: string }, unknown, { token: string }>({
+      method: 'put',
+      path: '/password-resets/:token',
+      level: 'public',
+      tags,
+      summary: "Set a new password with a reset token. The token is used up, and so are the user's other reset tokens.",
+      schemas: { body: schemas.passwordBody },
+      responses: {
+        200: { description: 'The user.', schema: fullUserSchema },
+        400: { description: 'Invalid password (`param: "password"`): the token stays valid.' },
+        404: deadToken,
+      },
+    }),
+  };
+}
+
+/** Every route of the service, in the order it mounts them. */
+export function identityApi(options: IdentityApiOptions) {
+  return { ...authApi, ...socialApi, ...userApi(options), ...passwordResetApi(options) };
+}
+
+/** What the gateway reads: every route with its default level. */
+export const api: ServiceApi = identityApi(DEFAULT_OPTIONS);
