@@ -37,7 +37,6 @@ export { runService } from './service';
 export { listingQuerySchema, listingResult, LISTING_LIMITS, mongoSort, searchFilter, type ListingQuery, type ListingSpec } from './listing';
 export {
   addErrorResponses,
-  API_DESCRIPTION,
   API_VERSION,
   applyAccessLevel,
   baseComponents,
