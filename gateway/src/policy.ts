@@ -22,7 +22,7 @@ export interface PolicyRow {
 }
 
 /**
- * Every route of the API at the gateway, with its default level (api.md). Operators override
+ * Every route of the API at the gateway, with its default level (the API's contract). Operators override
  * levels with ROUTE_POLICY; the services apply the same overrides to their own tables.
  * Paths use Express 5 syntax (path-to-regexp 8), so the gateway and the services match alike.
  */
