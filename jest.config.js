@@ -1,10 +1,11 @@
 /**
- * Test layers (architecture.md): unit (pure functions), integration (one service in-process
+ * Test layers: unit (pure functions), integration (one service in-process
  * against real backing services), contract (the whole stack as processes, through the gateway).
  * The global setup provisions MongoDB and RabbitMQ once per run.
  */
 const moduleNameMapper = {
   '^@restgate/shared$': '<rootDir>/shared/src/index.ts',
+  '^@restgate/shared/amqp$': '<rootDir>/shared/src/amqp/index.ts',
   '^@restgate/shared/testing$': '<rootDir>/shared/src/testing/index.ts',
 };
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.check.json', isolatedModules: true, diagnostics: false }] };

@@ -32,6 +32,8 @@ function tsLoader(root, overrides) {
     });
     const localRequire = (request) => {
       if (request === '@restgate/shared') return load(path.join(root, 'shared', 'src', 'index.ts'));
+      if (request.startsWith('@restgate/shared/'))
+        return load(path.join(root, 'shared', 'src', request.slice('@restgate/shared/'.length), 'index.ts'));
       if (request.startsWith('.')) {
         const target = resolveTs(file, request);
         if (target && target.endsWith('.ts')) return load(target);

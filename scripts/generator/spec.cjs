@@ -8,7 +8,7 @@ const { namesOf } = require('./names.cjs');
 
 const METHODS = ['create', 'list', 'read', 'update', 'delete'];
 const LEVELS = ['public', 'user', 'owner', 'admin', 'master', 'none'];
-/** The articles service's levels (api.md): what a resource gets for a method `--access` leaves out. */
+/** The articles service's levels: what a resource gets for a method `--access` leaves out. */
 const DEFAULT_ACCESS = { create: 'user', list: 'public', read: 'public', update: 'owner', delete: 'owner' };
 
 /** Paths and folders that belong to the stack itself. */

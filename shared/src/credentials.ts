@@ -1,6 +1,6 @@
 import { errors } from './errors';
 
-/** Where a client can put its access token (api.md). */
+/** Where a client can put its access token: `access_token` in the query or the body, or `Authorization: Bearer`. */
 export type CredentialPlace = 'query' | 'body' | 'bearer';
 
 export interface PresentedToken {

@@ -1,3 +1,4 @@
+import type { AppError } from '../src/errors';
 import {
   escapeRegex,
   LISTING_LIMITS,
@@ -5,11 +6,10 @@ import {
   listingResult,
   mongoSort,
   searchFilter,
-  validateInput,
-  type AppError,
   type ListingQuery,
   type ListingSpec,
-} from '../src/index';
+} from '../src/listing';
+import { validateInput } from '../src/routes';
 
 const spec: ListingSpec = {
   searchable: ['title', 'content'],

@@ -1,4 +1,4 @@
-import { redactUrl } from '@restgate/shared';
+import { redactUrl } from '../src/http-app';
 
 describe('redactUrl', () => {
   test('when access_token is in the query, then its value is redacted', () => {

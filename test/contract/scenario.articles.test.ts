@@ -1,5 +1,5 @@
 /**
- * A realistic walk through api.md's articles table and listings at the gateway: an admin and two
+ * A realistic walk through the articles routes and listings at the gateway: an admin and two
  * users sign up and in, the users write articles, anyone lists them with each listing parameter,
  * then they are updated and deleted by each kind of caller. Every reply is checked for shape;
  * after every refused request the article it named is stored exactly as before.

@@ -1,5 +1,5 @@
 /**
- * A realistic walk through api.md's users table at the gateway: the master key signs up an admin
+ * A realistic walk through the users routes at the gateway: the master key signs up an admin
  * and two users (form bodies), each signs in, then every users route is called by each kind of
  * caller. Every reply is checked for shape; after every refused request the record it named is
  * stored exactly as before.
@@ -47,7 +47,7 @@ function expectAllow(reply: Reply, methods: string[]): void {
 }
 
 describe('the cast', () => {
-  test('when the master key signs up an admin and two users, then their full views carry the roles and the defaults of api.md', async () => {
+  test('when the master key signs up an admin and two users, then their full views carry the roles and the documented defaults', async () => {
     expect([admin.view.role, alice.view.role, bob.view.role]).toEqual(['admin', 'user', 'user']);
     for (const member of [admin, alice, bob]) {
       expect(member.view.name).toBe(member.credentials.email.split('@')[0]);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { copyRepo, generate, removeCopy, ROOT, runBin, type RunResult } from './support/repo-copy';
 import { formatHunks, lineDiff, type Hunk } from './support/line-diff';
 
-/** The articles service's spec, in the generator's words (api.md, "Articles"). */
+/** The articles service's spec (fields, levels, search and sort), in the generator's words. */
 const ARTICLES_SPEC = [
   'resource',
   'articles',

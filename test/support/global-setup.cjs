@@ -1,4 +1,4 @@
-// Provisions MongoDB and RabbitMQ once per jest run (backing-services.md), on loopback,
+// Provisions MongoDB and RabbitMQ once per jest run, the way `npm start` does, on loopback,
 // with data in a throw-away folder. Workers inherit the URLs through process.env.
 const fs = require('node:fs');
 const os = require('node:os');

@@ -74,6 +74,6 @@ export function checkExchanges(doc: OpenApiDocument, exchanges: readonly Exchang
     `${findings.size} kind(s) of response, among the ${checked} checked, do not match the gateway's GET /openapi.json:`,
     ...lines,
     "Fix the document's source — the route's `responses` in services/*/src/http/*.routes.ts, or the shared error " +
-      'responses in shared/src/openapi.ts — or the code, when it is the code that breaks the contract (handbook api.md).',
+      'responses in shared/src/openapi.ts — or the code, when it is the code that breaks the contract.',
   ].join('\n');
 }

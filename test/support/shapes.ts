@@ -1,5 +1,5 @@
 /**
- * The shapes of the views and errors at the gateway (api.md), as joi schemas. Unknown keys fail:
+ * The shapes of the views and errors at the gateway (the API's contract), as joi schemas. Unknown keys fail:
  * a view must not grow a `password`, and an error must not carry a `stack`.
  */
 import Joi from 'joi';

@@ -1,6 +1,5 @@
 import {
   addErrorResponses,
-  API_DESCRIPTION,
   API_VERSION,
   applyAccessLevel,
   baseComponents,
@@ -13,6 +12,7 @@ import {
   type OpenApiDocument,
   type OpenApiOperation,
 } from '@restgate/shared';
+import { API_DESCRIPTION } from './api-description';
 
 /** What the docs need of a policy-table row (the gateway's `PolicyRow` fits). */
 export interface DocsPolicyRow {

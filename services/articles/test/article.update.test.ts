@@ -2,7 +2,7 @@ import { ObjectId } from 'mongodb';
 import { aMarker, anAdmin, aUser, givenArticle, MASTER, type ArticleDoc } from './support/builders';
 import { call, startArticles, type TestService } from './support/harness';
 
-// PUT and PATCH behave the same: both are partial updates (api.md: "omitted fields stay").
+// PUT and PATCH behave the same: both are partial updates: omitted fields stay as they are.
 describe.each(['put', 'patch'] as const)('%s /articles/:id', (method) => {
   let svc: TestService;
   beforeAll(async () => {

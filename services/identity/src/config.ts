@@ -129,7 +129,7 @@ export const identityConfigSchema = baseConfigSchema.keys({
     .pattern(/^[A-Za-z0-9._-]*$/)
     .allow('')
     .default('')
-    .description("Prefix of the exchange and queue names, the same as the mailer's (tests use one per file)."),
+    .description("Prefix of the mail exchange's name (identity declares no queue), the same as the mailer's (tests use one per file)."),
   SOCIAL_PROVIDERS: commaList(SOCIAL_PROVIDER_NAMES)
     .default([])
     .description(

@@ -1,10 +1,12 @@
-import { createAmqp, mailTopology, type AmqpClient, type AmqpOptions, type Logger } from '@restgate/shared';
+import type { Logger } from '@restgate/shared';
+import { createAmqp, type AmqpClient, type AmqpOptions } from '@restgate/shared/amqp';
 import type { Db } from 'mongodb';
+import { mailExchangeName } from './amqp/mail-exchange';
 import { createOutboxRelay, type OutboxRelay } from './amqp/outbox-relay';
 import type { IdentityConfig } from './config';
 import { OutboxRepository } from './data/outbox.repository';
-import { PasswordResetRepository } from './data/password-reset.repository';
-import type { UserRepository } from './data/user.repository';
+import { MongoPasswordResetRepository } from './data/password-reset.repository';
+import type { UserRepository } from './domain/identity-deps';
 import type { PasswordResetDeps } from './domain/password-reset';
 import type { PasswordHasher } from './domain/password-hasher';
 
@@ -18,7 +20,7 @@ export interface PasswordResets {
   deps: PasswordResetDeps;
   amqp: AmqpClient;
   relay: OutboxRelay;
-  resets: PasswordResetRepository;
+  resets: MongoPasswordResetRepository;
   outbox: OutboxRepository;
   /** Creates the indexes; logs (and carries on) when the server has no TTL indexes. */
   ensureIndexes(): Promise<void>;
@@ -43,14 +45,13 @@ export function wirePasswordResets(parts: {
   amqpOptions?: Partial<Omit<AmqpOptions, 'url' | 'logger'>>;
 }): PasswordResets {
   const { config, logger } = parts;
-  const resets = new PasswordResetRepository(parts.db);
+  const resets = new MongoPasswordResetRepository(parts.db);
   const outbox = new OutboxRepository(parts.db);
   const amqp = createAmqp({ name: 'identity', ...parts.amqpOptions, url: config.AMQP_URL, logger });
   const relay = createOutboxRelay({
     amqp,
     outbox,
-    // The mailer declares the retry queues, with the delays it alone knows.
-    topology: mailTopology({ prefix: config.TOPOLOGY_PREFIX, retryDelaysMs: [] }),
+    exchange: mailExchangeName(config.TOPOLOGY_PREFIX),
     logger,
     pollMs: config.OUTBOX_POLL_MS,
     cleanup: () => resets.deleteExpired(new Date()),

@@ -1,8 +1,6 @@
-import { applyPolicy, createLogger, createMongo } from '@restgate/shared';
-import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
+import { createLogger } from '@restgate/shared';
 import request from 'supertest';
-import { createApp } from '../src/app';
-import { identityRoutes } from '../src/http/routes';
+import { createIdentity } from '../src/identity';
 import { MASTER, expectProblem, startIdentity, type IdentityHarness } from './support/identity-harness';
 
 describe('the identity app', () => {
@@ -43,18 +41,12 @@ describe('the identity app', () => {
   });
 
   test('when MongoDB does not answer, then /ready is 503', async () => {
-    const logger = createLogger({ name: 'identity-test', level: 'silent' });
-    const mongo = createMongo('mongodb://127.0.0.1:9', 'identity_unreachable', logger);
-    const routes = applyPolicy(identityRoutes({} as never, { passwordMinLength: 8 }), '');
-    const app = createApp({
-      config: { PRINCIPAL_SECRET: TEST_PRINCIPAL_SECRET, BODY_LIMIT: '100kb' },
-      logger,
-      routes,
-      readiness: [mongo.readiness],
-    });
+    // The service as start.ts builds it, pointed at a port where no database listens.
+    const config = { ...h.config, MONGODB_URL: 'mongodb://127.0.0.1:9', MONGODB_DB: 'identity_unreachable' };
+    const identity = createIdentity({ config, logger: createLogger({ name: 'identity-test', level: 'silent' }) });
 
-    const res = await request(app).get('/ready');
-    await mongo.close();
+    const res = await request(identity.app).get('/ready');
+    await identity.stop();
 
     expect(res.status).toBe(503);
     expect(res.body.checks).toEqual({ mongodb: 'down' });

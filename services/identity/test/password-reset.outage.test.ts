@@ -1,4 +1,5 @@
-import { createAmqp, createLogger, declareMailTopology, mailTopology, type ReadyHandler } from '@restgate/shared';
+import { createLogger } from '@restgate/shared';
+import { createAmqp, type ReadyHandler } from '@restgate/shared/amqp';
 import { uniqueSuffix } from '@restgate/shared/testing';
 import request from 'supertest';
 import { MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';
@@ -112,7 +113,7 @@ describe('the outbox relay', () => {
     admin.start();
     await admin.waitUntilConnected(10_000);
     const h = await pipeline.identity();
-    const topology = mailTopology({ prefix: pipeline.mail.settings.TOPOLOGY_PREFIX, retryDelaysMs: [] });
+    const topology = pipeline.mail.topology;
     const user = await h.aUser();
 
     try {
@@ -132,7 +133,7 @@ describe('the outbox relay', () => {
       expect(failed!.mail!.nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
 
       // Act: the queue is back
-      await declareMailTopology(channel!, topology);
+      await pipeline.mail.declareTopology();
 
       // Assert: the retry sends it, once
       await pipeline.waitForMailsTo(user.email, 1, 20_000);

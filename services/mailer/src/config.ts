@@ -1,6 +1,8 @@
 import path from 'node:path';
 import Joi from 'joi';
-import { baseConfigSchema, DEFAULT_RETRY_DELAYS_MS, hasControlCharacters, type BaseConfig } from '@restgate/shared';
+import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
+import { hasControlCharacters } from '@restgate/shared/amqp';
+import { DEFAULT_RETRY_DELAYS_MS } from './amqp/mail.topology';
 
 export interface MailerConfig extends BaseConfig {
   AMQP_URL: string;

@@ -1,16 +1,8 @@
 import type { Express } from 'express';
-import {
-  createAmqp,
-  createMetrics,
-  createMongo,
-  mailTopology,
-  type AmqpClient,
-  type Logger,
-  type MailTopology,
-  type Metrics,
-  type MongoHandle,
-} from '@restgate/shared';
+import { createMetrics, createMongo, type Logger, type Metrics, type MongoHandle } from '@restgate/shared';
+import { createAmqp, type AmqpClient } from '@restgate/shared/amqp';
 import { createMailConsumer, type MailEvent } from './amqp/mail.consumer';
+import { mailTopology, type MailTopology } from './amqp/mail.topology';
 import { createApp } from './app';
 import type { MailerConfig } from './config';
 import { createDeliveryRepository } from './data/delivery.repository';
@@ -33,6 +25,14 @@ export type MailerSettings = Pick<
   | 'TOPOLOGY_PREFIX'
 >;
 
+/** What the mailer is built from: `start.ts` passes what `runService` gives it, tests their own. */
+export interface MailerDeps {
+  config: MailerSettings;
+  logger: Logger;
+  /** The process's series; the mailer adds its mail counters. A registry of its own by default. */
+  metrics?: Metrics;
+}
+
 export interface Mailer {
   app: Express;
   amqp: AmqpClient;
@@ -51,7 +51,7 @@ const SEND_SHARE_OF_LEASE = 0.8;
 const SETTLE_AFTER_ABORT_MS = 2_000;
 
 /** Wires the mailer together. Nothing connects until `start()`. */
-export function createMailer(config: MailerSettings, logger: Logger, metrics: Metrics = createMetrics()): Mailer {
+export function createMailer({ config, logger, metrics = createMetrics() }: MailerDeps): Mailer {
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
   const deliveries = createDeliveryRepository(mongo.db);
   const sender = config.SMTP_URL

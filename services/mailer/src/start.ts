@@ -8,7 +8,7 @@ void runService<MailerConfig>({
   name: NAME,
   schema: configSchema,
   start: async (config, logger, { metrics }) => {
-    const mailer = createMailer(config, logger, metrics);
+    const mailer = createMailer({ config, logger, metrics });
     mailer.start();
     return { app: mailer.app, stop: () => mailer.stop(config.SHUTDOWN_TIMEOUT_MS) };
   },

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
-import { createAmqp, declareMailTopology, MESSAGE_HEADERS, PublishError, type AmqpClient } from '@restgate/shared';
+import { createAmqp, MESSAGE_HEADERS, PublishError, type AmqpClient } from '@restgate/shared/amqp';
+import { declareMailTopology } from '../src/amqp/mail.topology';
 import { aPasswordResetMessage } from './support/builders';
 import { eventually } from './support/eventually';
 import { aMailerEnv, ROUTING_KEY, testAmqpUrl, testLogger, type MailerEnv } from './support/harness';

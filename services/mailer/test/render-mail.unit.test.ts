@@ -1,9 +1,8 @@
-import { createEnvelope } from '@restgate/shared';
 import { describeDuration, escapeHtml, renderMail } from '../src/domain/render-mail';
+import { aPasswordResetMessage } from './support/builders';
 
 const message = (overrides: { name?: string; link?: string } = {}) => ({
-  ...createEnvelope(
-    'mail.password-reset',
+  ...aPasswordResetMessage(
     {
       to: 'ada@example.test',
       name: overrides.name ?? 'Ada',

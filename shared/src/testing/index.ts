@@ -32,4 +32,4 @@ export function uniqueDbName(service: string): string {
   return `test_${service}_${uniqueSuffix()}`;
 }
 
-export { findOperation, responseMatches, validateOpenApiDocument, type OpenApiValidation, type ResponseCheck } from './openapi-check';
+export { findOperation, responseMatches, validateOpenApiDocument } from './openapi-check';

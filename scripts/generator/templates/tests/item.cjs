@@ -116,7 +116,7 @@ function updateTest(c) {
   const storedFields = c.fields.map((f) => `${f.name}: ${storedOfBody(f, 'changes')}`).join(', ');
   const argOf = (indent = '') => (a.arg ? `, ${a.arg}` : indent);
   const body = lines(
-    '// PUT and PATCH behave the same: both are partial updates (api.md: "omitted fields stay").',
+    '// PUT and PATCH behave the same: both are partial updates: omitted fields stay as they are.',
     `describe.each(['put', 'patch'] as const)('%s /${n.plural}/:id', (method) => {`,
     '  let svc: TestService;',
     '  beforeAll(async () => {',

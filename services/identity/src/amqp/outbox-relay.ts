@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { declareMailTopology, PublishError, type AmqpClient, type Logger, type MailTopology } from '@restgate/shared';
+import type { Logger } from '@restgate/shared';
+import { PublishError, type AmqpClient } from '@restgate/shared/amqp';
 import type { OutboxItem, OutboxRepository } from '../data/outbox.repository';
+import { declareMailExchange } from './mail-exchange';
 
 export interface OutboxRelayOptions {
   amqp: AmqpClient;
   outbox: OutboxRepository;
-  /** Declared on every (re)connect; published to with routing key = message type. */
-  topology: MailTopology;
+  /** The mail exchange: declared on every (re)connect, published to with routing key = message type. */
+  exchange: string;
   logger: Logger;
   /** Pause between passes when nothing wakes the relay. */
   pollMs: number;
@@ -20,7 +22,7 @@ export interface OutboxRelayOptions {
 }
 
 export interface OutboxRelay {
-  /** Declares the topology on every connect and starts polling. Start the AMQP client too. */
+  /** Declares the exchange on every connect and starts polling. Start the AMQP client too. */
   start(): void;
   /** Runs a pass now (a mail request was just written). */
   wake(): void;
@@ -47,7 +49,7 @@ const ATTEMPTS_WORTH_AN_ERROR = 5;
  * mark publishes again later, and the mailer drops the copy by message id.
  */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
-  const { amqp, outbox, topology } = options;
+  const { amqp, outbox, exchange } = options;
   const log = options.logger.child({ component: 'outbox-relay' });
   const leaseMs = options.leaseMs ?? 30_000;
   const cleanupEveryMs = options.cleanupEveryMs ?? 10 * 60_000;
@@ -105,7 +107,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   async function relay(item: OutboxItem): Promise<boolean> {
     const meta = { messageId: item.envelope.id, requestId: item.envelope.requestId, attempts: item.attempts };
     try {
-      await amqp.publish(topology.exchange, item.envelope.type, item.envelope);
+      await amqp.publish(exchange, item.envelope.type, item.envelope);
     } catch (err) {
       const failure = err instanceof PublishError ? err.failure : 'error';
       const disconnected = failure === 'disconnected';
@@ -153,9 +155,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     start() {
       if (started) return;
       started = true;
-      // The producer declares the exchange and the mail queue too, so a mail is routable (and
-      // kept) even before the mailer has ever run; retry queues are the mailer's business.
-      amqp.onReady((channel) => declareMailTopology(channel, topology));
+      // Only the exchange: the queues are the mailer's. Until it has bound one, publishes come
+      // back unroutable and the requests wait here, in the outbox.
+      amqp.onReady((channel) => declareMailExchange(channel, exchange));
       loop = run();
     },
     wake() {

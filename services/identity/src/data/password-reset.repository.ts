@@ -1,12 +1,13 @@
-import { parseObjectId, type MessageEnvelope } from '@restgate/shared';
+import { parseObjectId } from '@restgate/shared';
 import { ObjectId, type Collection, type Db } from 'mongodb';
-import type { PasswordResetRecord } from '../domain/password-reset';
+import type { PasswordResetRecord, PasswordResetRepository } from '../domain/password-reset';
+import type { PasswordResetMail } from '../domain/password-reset-mail';
 
 export const PASSWORD_RESETS_COLLECTION = 'password_resets';
 
 /** The mail request a reset carries: the transactional outbox entry, written with the token. */
 export interface MailOutboxEntry {
-  envelope: MessageEnvelope<'mail.password-reset'>;
+  envelope: PasswordResetMail;
   status: 'pending' | 'sent';
   /** Publish attempts so far (a claim counts as one). */
   attempts: number;
@@ -41,7 +42,7 @@ function isNotImplemented(err: unknown): boolean {
 }
 
 /** Reset tokens in MongoDB. Used tokens are deleted, not flagged (see `consume`). */
-export class PasswordResetRepository {
+export class MongoPasswordResetRepository implements PasswordResetRepository {
   private readonly resets: Collection<PasswordResetDocument>;
 
   constructor(db: Db) {
@@ -67,12 +68,7 @@ export class PasswordResetRepository {
   }
 
   /** The token and its mail request, in one insert. */
-  async insertWithMail(reset: {
-    userId: string;
-    tokenHash: string;
-    expiresAt: Date;
-    envelope: MessageEnvelope<'mail.password-reset'>;
-  }): Promise<void> {
+  async insertWithMail(reset: { userId: string; tokenHash: string; expiresAt: Date; envelope: PasswordResetMail }): Promise<void> {
     const userId = parseObjectId(reset.userId);
     if (!userId) throw new Error('insertWithMail: malformed user id');
     const now = new Date();

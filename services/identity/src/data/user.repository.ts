@@ -1,10 +1,8 @@
-import { isDuplicateKeyError, mongoSort, parseObjectId, searchFilter, type ListingQuery } from '@restgate/shared';
+import { isDuplicateKeyError, mongoSort, parseObjectId, searchFilter } from '@restgate/shared';
 import { ObjectId, type Collection, type Db, type Filter, type Sort, type UpdateFilter } from 'mongodb';
+import type { NewUser, ProviderLinks, UserPage, UserRepository, UserSummary } from '../domain/identity-deps';
 import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from '../domain/social/social-provider';
 import type { Role, UserRecord } from '../domain/user';
-
-/** A user's social identities: provider name → the provider's id of that person. */
-export type ProviderLinks = Partial<Record<SocialProviderName, string>>;
 
 interface UserDocument {
   _id: ObjectId;
@@ -18,11 +16,6 @@ interface UserDocument {
   updatedAt: Date;
 }
 
-export type NewUser = Omit<UserRecord, 'id' | 'createdAt'> & { providers?: ProviderLinks };
-export type UserSummary = Omit<UserRecord, 'passwordHash'>;
-
-export type UserPage = Pick<ListingQuery, 'q' | 'sort' | 'page' | 'limit'>;
-
 const SEARCHED_FIELDS = ['name', 'email'];
 
 function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
@@ -34,7 +27,7 @@ function toRecord(doc: UserDocument): UserRecord {
 }
 
 /** Users in MongoDB. Ids go in and out as hex strings; a malformed id finds nothing. */
-export class UserRepository {
+export class MongoUserRepository implements UserRepository {
   private readonly users: Collection<UserDocument>;
 
   constructor(db: Db) {

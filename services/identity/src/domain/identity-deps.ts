@@ -1,6 +1,39 @@
-import type { UserRepository } from '../data/user.repository';
+import type { ListingQuery } from '@restgate/shared';
 import type { PasswordHasher } from './password-hasher';
+import type { SocialProviderName } from './social/social-provider';
 import type { TokenIssuer } from './token-issuer';
+import type { UserRecord } from './user';
+
+/** A user's social identities: provider name → the provider's id of that person. */
+export type ProviderLinks = Partial<Record<SocialProviderName, string>>;
+export type NewUser = Omit<UserRecord, 'id' | 'createdAt'> & { providers?: ProviderLinks };
+export type UserSummary = Omit<UserRecord, 'passwordHash'>;
+export type UserPage = Pick<ListingQuery, 'q' | 'sort' | 'page' | 'limit'>;
+
+/**
+ * Where users are kept, as the use cases need it. The domain owns this interface and `data/`
+ * implements it, so use cases never see a driver and can be read without the database code.
+ * Ids go in and out as strings; a malformed id finds nothing.
+ */
+export interface UserRepository {
+  /** Inserts a user; a taken e-mail surfaces as a duplicate-key error (`isDuplicateKeyError`). */
+  insert(user: NewUser): Promise<UserRecord>;
+  findById(id: string): Promise<UserRecord | null>;
+  findByEmail(email: string): Promise<UserRecord | null>;
+  /** The user linked to this provider identity, or null. */
+  findByProvider(provider: SocialProviderName, providerId: string): Promise<UserRecord | null>;
+  /**
+   * Links a provider identity to a user that has no identity of that provider yet. Null when the
+   * user is gone, is already linked to another identity of that provider, or the identity was just
+   * linked to someone else (a lost race: the caller looks again).
+   */
+  linkProvider(userId: string, provider: SocialProviderName, providerId: string): Promise<UserRecord | null>;
+  /** Sets the given fields; null when there is no such user. */
+  update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash'>>): Promise<UserRecord | null>;
+  delete(id: string): Promise<boolean>;
+  /** One page (`q` over name and e-mail) and the total that matches, without password hashes. */
+  list(page: UserPage): Promise<{ rows: UserSummary[]; count: number }>;
+}
 
 /** What the use cases work with. */
 export interface IdentityDeps {

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { hasControlCharacters } from '@restgate/shared';
-import type { PasswordResetRepository } from '../data/password-reset.repository';
-import type { UserRepository } from '../data/user.repository';
+import { hasControlCharacters } from '@restgate/shared/amqp';
 import { identityErrors } from '../errors';
+import type { UserRepository } from './identity-deps';
 import type { PasswordHasher } from './password-hasher';
+import type { PasswordResetMail } from './password-reset-mail';
 import { nameFromEmail, type UserRecord } from './user';
 
 /** A stored reset, as the use cases see it. */
@@ -12,6 +12,24 @@ export interface PasswordResetRecord {
   userId: string;
   expiresAt: Date;
   createdAt: Date;
+}
+
+/**
+ * Where resets are kept, as the use cases need it (the domain owns this interface; `data/`
+ * implements it). A reset and its mail request are one write: the request is the outbox entry
+ * the relay publishes, so neither exists without the other.
+ */
+export interface PasswordResetRepository {
+  /** The token and its mail request, in one insert. */
+  insertWithMail(reset: { userId: string; tokenHash: string; expiresAt: Date; envelope: PasswordResetMail }): Promise<void>;
+  /** The same write for an unknown e-mail: a row that no token opens and that sends nothing. */
+  insertStandIn(reset: { tokenHash: string; expiresAt: Date }): Promise<void>;
+  /** The reset with this token hash, if it belongs to a user and has not expired. */
+  findActive(tokenHash: string, now: Date): Promise<PasswordResetRecord | null>;
+  /** Uses up a reset: true for exactly one caller however many race. */
+  consume(id: string, now: Date): Promise<boolean>;
+  /** Ends every reset of the user (their pending mails go with them). */
+  deleteAllOfUser(userId: string): Promise<number>;
 }
 
 export interface PasswordResetSettings {

@@ -1,5 +1,6 @@
-import { createEnvelope, type Logger } from '@restgate/shared';
+import type { Logger } from '@restgate/shared';
 import { mailName, newResetToken, resetLink, type PasswordResetDeps } from './password-reset';
+import { passwordResetMail } from './password-reset-mail';
 import { normalizeEmail } from './user';
 
 export interface RequestPasswordResetInput {
@@ -28,11 +29,7 @@ export async function requestPasswordReset(deps: PasswordResetDeps, input: Reque
 
 function mailFor(user: { id: string; email: string; name: string }, link: string, expiresAt: Date, requestId: string, log?: Logger) {
   try {
-    return createEnvelope(
-      'mail.password-reset',
-      { to: user.email, name: mailName(user), link, expiresAt: expiresAt.toISOString() },
-      requestId,
-    );
+    return passwordResetMail({ to: user.email, name: mailName(user), link, expiresAt: expiresAt.toISOString() }, requestId);
   } catch (err) {
     // A stored address the mail schema refuses (a provider's odd e-mail, say): no mail can go out,
     // and an error answer would tell the caller that the e-mail is registered.

@@ -1,8 +1,7 @@
 import { isDuplicateKeyError } from '@restgate/shared';
 import Joi from 'joi';
-import type { UserRepository } from '../data/user.repository';
 import { identityErrors } from '../errors';
-import type { IdentityDeps } from './identity-deps';
+import type { IdentityDeps, UserRepository } from './identity-deps';
 import { socialErrors } from './social/social-errors';
 import type { ProviderProfile, SocialProvider } from './social/social-provider';
 import { fullView, gravatarUrl, nameFromEmail, normalizeEmail, type FullUserView, type UserRecord } from './user';

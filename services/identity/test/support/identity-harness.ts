@@ -1,18 +1,13 @@
-import { applyPolicy, createLogger, createMongo, loadConfig, type Principal } from '@restgate/shared';
+import { createLogger, loadConfig, type Principal } from '@restgate/shared';
 import { asPrincipal, randomEmail, TEST_PRINCIPAL_SECRET, testMongoUrl, uniqueDbName, uniqueSuffix } from '@restgate/shared/testing';
 import type { Express } from 'express';
 import { ObjectId, type Db } from 'mongodb';
 import request from 'supertest';
-import { createApp } from '../../src/app';
 import { identityConfigSchema, type IdentityConfig } from '../../src/config';
-import { UserRepository } from '../../src/data/user.repository';
 import { createUser } from '../../src/domain/create-user';
-import { createPasswordHasher } from '../../src/domain/password-hasher';
-import { createSocialLogin } from '../../src/domain/social/social-login';
-import { createTokenIssuer } from '../../src/domain/token-issuer';
 import type { Role } from '../../src/domain/user';
-import { identityRoutes } from '../../src/http/routes';
-import { wirePasswordResets, type PasswordResets } from '../../src/password-reset.wiring';
+import { createIdentity } from '../../src/identity';
+import type { PasswordResets } from '../../src/password-reset.wiring';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdef-0123456789';
 export const MASTER: Principal = { kind: 'master' };
@@ -41,7 +36,10 @@ export interface IdentityHarness {
   close(): Promise<void>;
 }
 
-/** The identity app wired like start.ts does, on its own database, with cheap bcrypt. */
+/**
+ * The identity service as start.ts builds it (`createIdentity`), on its own database, with cheap
+ * bcrypt. The relay is not started: tests that need it call `passwordResets.start()`.
+ */
 export async function startIdentity(env: Record<string, string> = {}): Promise<IdentityHarness> {
   const config = loadConfig(identityConfigSchema, {
     PORT: '0',
@@ -57,36 +55,15 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<I
     ...env,
   });
   const logger = createLogger({ name: 'identity-test', level: config.LOG_LEVEL });
-  const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
-  const users = new UserRepository(mongo.db);
-  await users.ensureIndexes();
-  const hasher = createPasswordHasher({ rounds: config.BCRYPT_ROUNDS, workers: config.HASH_WORKERS });
-  const tokens = createTokenIssuer({
-    secret: config.JWT_SECRET,
-    issuer: config.JWT_ISSUER,
-    audience: config.JWT_AUDIENCE,
-    ttlSeconds: config.JWT_TTL_SECONDS,
-  });
-  const deps = { users, hasher, tokens };
   // A short reconnect back-off: outage tests wait for the reconnect.
-  const passwordResets = wirePasswordResets({
-    config,
-    db: mongo.db,
-    users,
-    hasher,
-    logger,
-    amqpOptions: { reconnectDelayMs: { min: 50, max: 500 } },
-  });
-  await passwordResets.ensureIndexes();
-  const routes = applyPolicy(
-    identityRoutes(deps, {
-      passwordMinLength: config.PASSWORD_MIN_LENGTH,
-      social: createSocialLogin(config),
-      passwordResets: passwordResets.deps,
-    }),
-    config.ROUTE_POLICY,
-  );
-  const app = createApp({ config, logger, routes, readiness: [mongo.readiness] });
+  const identity = createIdentity({ config, logger, amqpOptions: { reconnectDelayMs: { min: 50, max: 500 } } });
+  const { app, mongo, deps, passwordResets } = identity;
+  try {
+    await identity.ensureIndexes(0);
+  } catch (err) {
+    await identity.stop();
+    throw err;
+  }
 
   return {
     app,
@@ -106,10 +83,10 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<I
     userDoc: (id) => mongo.db.collection('users').findOne({ _id: new ObjectId(id) }),
     passwordResets,
     async close() {
+      // The relay first, so nothing writes to the database while it is dropped.
       await passwordResets.stop();
       await mongo.db.dropDatabase();
-      await hasher.close();
-      await mongo.close();
+      await identity.stop();
     },
   };
 }

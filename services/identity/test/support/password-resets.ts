@@ -2,7 +2,6 @@
  * Builders and the mail pipeline for the password-reset tests: the real mailer in-process (the
  * mailer's own test harness), a real SMTP server, and the RabbitMQ of jest's global setup.
  */
-import { createEnvelope } from '@restgate/shared';
 import { uniqueSuffix } from '@restgate/shared/testing';
 import type { ParsedMail } from 'mailparser';
 import { ObjectId } from 'mongodb';
@@ -11,6 +10,7 @@ import { startTestSmtp, type TestSmtp } from '../../../mailer/test/support/smtp'
 import type { TcpProxy } from '../../../mailer/test/support/tcp-proxy';
 import { PASSWORD_RESETS_COLLECTION, type PasswordResetDocument } from '../../src/data/password-reset.repository';
 import { newResetToken } from '../../src/domain/password-reset';
+import { passwordResetMail } from '../../src/domain/password-reset-mail';
 import { startIdentity, type IdentityHarness, type TestUser } from './identity-harness';
 
 import { eventually } from '../../../mailer/test/support/eventually';
@@ -30,8 +30,7 @@ export async function aPasswordReset(
 ): Promise<{ token: string; id: string }> {
   const { token, tokenHash } = newResetToken();
   const expiresAt = overrides.expiresAt ?? new Date(Date.now() + HOUR_MS);
-  const envelope = createEnvelope(
-    'mail.password-reset',
+  const envelope = passwordResetMail(
     { to: user.email, name: 'Test', link: `https://app.example.test/reset/${token}`, expiresAt: expiresAt.toISOString() },
     `req-${uniqueSuffix()}`,
   );

@@ -1,24 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Channel, ConsumeMessage } from 'amqplib';
-import {
-  declareMailTopology,
-  MESSAGE_HEADERS as H,
-  validateMessage,
-  type AmqpClient,
-  type Logger,
-  type MailTopology,
-  type Message,
-} from '@restgate/shared';
+import type { Logger } from '@restgate/shared';
+import { MESSAGE_HEADERS as H, validateMessage, type AmqpClient } from '@restgate/shared/amqp';
 import type { DeliveryOutcome } from '../domain/deliver-mail';
+import { MAIL_MESSAGE_SCHEMAS, type MailMessage } from '../domain/mail.messages';
 import { isPermanentFailure } from '../errors';
+import { declareMailTopology, type MailTopology } from './mail.topology';
 
 export interface MailConsumerDeps {
   amqp: AmqpClient;
   topology: MailTopology;
   /** Unacked messages at once: the SMTP pool size, so no mail waits for a connection. */
   prefetch: number;
-  deliver: (message: Message, log: Logger) => Promise<DeliveryOutcome>;
+  deliver: (message: MailMessage, log: Logger) => Promise<DeliveryOutcome>;
   logger: Logger;
   /** Told how each message ended, for the metrics. */
   observe?: (event: MailEvent) => void;
@@ -82,7 +77,7 @@ export function createMailConsumer(deps: MailConsumerDeps): MailConsumer {
     const attempts = toCount(headers[H.attempts]);
     const delivery = { attempts, redelivered: msg.fields.redelivered };
 
-    const result = validateMessage(msg.content, msg.properties);
+    const result = validateMessage(msg.content, msg.properties, MAIL_MESSAGE_SCHEMAS);
     if (!result.ok) {
       const requestId =
         typeof headers[H.requestId] === 'string' && WELL_FORMED_ID.test(headers[H.requestId]) ? headers[H.requestId] : undefined;

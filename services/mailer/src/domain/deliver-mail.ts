@@ -1,4 +1,5 @@
-import type { Logger, Message } from '@restgate/shared';
+import type { Logger } from '@restgate/shared';
+import type { MailMessage } from './mail.messages';
 import { mailerErrors } from '../errors';
 import type { DeliveryLog, MailSender, SentMail } from './mail.model';
 import { renderMail } from './render-mail';
@@ -26,7 +27,7 @@ const RECORD_ATTEMPTS = 3;
  * `mailerErrors.sendFailed` (permanent or not); a delivery log that does not answer throws
  * `mailerErrors.deliveryLogUnavailable` before anything is sent.
  */
-export async function deliverMail(message: Message, deps: DeliverMailDeps): Promise<DeliveryOutcome> {
+export async function deliverMail(message: MailMessage, deps: DeliverMailDeps): Promise<DeliveryOutcome> {
   const rendered = renderMail(message);
 
   const claim = await deps.deliveries

@@ -1,4 +1,4 @@
-import type { Message, MessageEnvelope } from '@restgate/shared';
+import type { MailEnvelope, MailMessage } from './mail.messages';
 
 /** The parts of a mail that depend on the message. */
 export interface RenderedMail {
@@ -9,14 +9,14 @@ export interface RenderedMail {
 }
 
 /** Renders any mail message; a new message type adds a case here (the compiler asks for it). */
-export function renderMail(message: Message): RenderedMail {
+export function renderMail(message: MailMessage): RenderedMail {
   switch (message.type) {
     case 'mail.password-reset':
       return renderPasswordReset(message);
   }
 }
 
-export function renderPasswordReset(message: MessageEnvelope<'mail.password-reset'>): RenderedMail {
+export function renderPasswordReset(message: MailEnvelope<'mail.password-reset'>): RenderedMail {
   const { to, name, link, expiresAt } = message.data;
   const validity = describeDuration(Date.parse(expiresAt) - Date.parse(message.occurredAt));
   const until = formatUtc(new Date(expiresAt));

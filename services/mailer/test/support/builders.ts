@@ -1,5 +1,6 @@
-import { createEnvelope, type MessageEnvelope, type PasswordResetMailData } from '@restgate/shared';
+import { createEnvelope } from '@restgate/shared/amqp';
 import { randomEmail, uniqueSuffix } from '@restgate/shared/testing';
+import { MAIL_MESSAGE_SCHEMAS, type MailEnvelope, type PasswordResetMailData } from '../../src/domain/mail.messages';
 
 export const HOUR_MS = 60 * 60 * 1000;
 
@@ -18,6 +19,6 @@ export function aPasswordReset(overrides: Partial<PasswordResetMailData> = {}): 
 export function aPasswordResetMessage(
   overrides: Partial<PasswordResetMailData> = {},
   requestId = `req-${uniqueSuffix()}`,
-): MessageEnvelope<'mail.password-reset'> {
-  return createEnvelope('mail.password-reset', aPasswordReset(overrides), requestId);
+): MailEnvelope<'mail.password-reset'> {
+  return createEnvelope('mail.password-reset', aPasswordReset(overrides), requestId, MAIL_MESSAGE_SCHEMAS['mail.password-reset']);
 }

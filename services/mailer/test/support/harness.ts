@@ -3,17 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import amqplib, { type ConfirmChannel, type GetMessage, type Options } from 'amqplib';
 import type { Collection } from 'mongodb';
-import {
-  createAmqp,
-  createLogger,
-  createMongo,
-  declareMailTopology,
-  mailTopology,
-  type AmqpClient,
-  type MailTopology,
-  type MongoHandle,
-} from '@restgate/shared';
+import { createLogger, createMongo, type MongoHandle } from '@restgate/shared';
+import { createAmqp, type AmqpClient } from '@restgate/shared/amqp';
 import { testMongoUrl, uniqueDbName, uniqueSuffix } from '@restgate/shared/testing';
+import { declareMailTopology, mailTopology, type MailTopology } from '../../src/amqp/mail.topology';
 import { DELIVERIES_COLLECTION, type DeliveryDoc } from '../../src/data/delivery.repository';
 import { createMailer, type Mailer, type MailerSettings } from '../../src/mailer';
 import { eventually } from './eventually';
@@ -43,6 +36,8 @@ export interface MailerEnv {
   /** Publishes like the identity service does. */
   publisher: AmqpClient;
   topology: MailTopology;
+  /** Declares the topology again, as the mailer does on every connect (after a test deleted a queue, say). */
+  declareTopology(): Promise<void>;
   /** Publishes any bytes to the mail exchange (poison messages). */
   publishRaw(content: Buffer | string, properties?: Options.Publish): Promise<void>;
   /** Waits until `queue` has given `count` messages and returns them (acked). */
@@ -105,12 +100,14 @@ export async function aMailerEnv(overrides: Partial<MailerSettings> = {}): Promi
     deliveries: mongo.db.collection<DeliveryDoc>(DELIVERIES_COLLECTION),
 
     async startMailer(mailerOverrides = {}) {
-      const mailer = createMailer({ ...settings, ...mailerOverrides }, testLogger);
+      const mailer = createMailer({ config: { ...settings, ...mailerOverrides }, logger: testLogger });
       mailers.push(mailer);
       mailer.start();
       await mailer.amqp.waitUntilConnected(10_000);
       return mailer;
     },
+
+    declareTopology: () => declareMailTopology(channel, topology),
 
     async publishRaw(content, properties = {}) {
       channel.publish(topology.exchange, ROUTING_KEY, Buffer.from(content), { persistent: true, ...properties });

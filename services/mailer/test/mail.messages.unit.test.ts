@@ -1,4 +1,9 @@
-import { createEnvelope, MAX_MESSAGE_BYTES, validateMessage, type PasswordResetMailData } from '../src/index';
+import { createEnvelope, MAX_MESSAGE_BYTES, validateMessage as validate, type MessageMeta } from '@restgate/shared/amqp';
+import { MAIL_MESSAGE_SCHEMAS, type PasswordResetMailData } from '../src/domain/mail.messages';
+
+// The mailer's contract through the shared envelope checks: what it accepts, what it dead-letters.
+const validateMessage = (raw: Buffer, meta: MessageMeta = {}) => validate(raw, meta, MAIL_MESSAGE_SCHEMAS);
+const RESET_SCHEMA = MAIL_MESSAGE_SCHEMAS['mail.password-reset'];
 
 const data = (overrides: Partial<PasswordResetMailData> = {}): PasswordResetMailData => ({
   to: 'ada@example.test',
@@ -95,8 +100,8 @@ describe('validateMessage', () => {
 describe('createEnvelope', () => {
   test('when the data is valid, then the envelope has a fresh id, the current time and the request id', () => {
     const before = Date.now();
-    const first = createEnvelope('mail.password-reset', data(), 'req-9');
-    const second = createEnvelope('mail.password-reset', data(), 'req-9');
+    const first = createEnvelope('mail.password-reset', data(), 'req-9', RESET_SCHEMA);
+    const second = createEnvelope('mail.password-reset', data(), 'req-9', RESET_SCHEMA);
 
     expect(first).toMatchObject({ type: 'mail.password-reset', requestId: 'req-9', data: data() });
     expect(first.id).not.toBe(second.id);
@@ -105,8 +110,8 @@ describe('createEnvelope', () => {
   });
 
   test('when the data would be refused by consumers, then it throws instead of producing a poison message', () => {
-    expect(() => createEnvelope('mail.password-reset', data({ to: 'x@example.test\r\nBcc: y@example.test' }), 'req-9')).toThrow(
-      /control characters/,
-    );
+    expect(() =>
+      createEnvelope('mail.password-reset', data({ to: 'x@example.test\r\nBcc: y@example.test' }), 'req-9', RESET_SCHEMA),
+    ).toThrow(/control characters/);
   });
 });

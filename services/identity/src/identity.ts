@@ -1,0 +1,91 @@
+import { applyPolicy, createMetrics, createMongo, retryUntil, type Logger, type Metrics, type MongoHandle } from '@restgate/shared';
+import type { AmqpOptions } from '@restgate/shared/amqp';
+import type { Express } from 'express';
+import { createApp } from './app';
+import type { IdentityConfig } from './config';
+import { createPasswordHasher } from './crypto/password-hasher';
+import { createTokenIssuer } from './crypto/token-issuer';
+import { MongoUserRepository } from './data/user.repository';
+import type { IdentityDeps } from './domain/identity-deps';
+import { createSocialLogin } from './domain/social/social-login';
+import { identityRoutes } from './http/routes';
+import { wirePasswordResets, type PasswordResets } from './password-reset.wiring';
+
+/** What the identity service is built from: `start.ts` passes what `runService` gives it, tests their own. */
+export interface IdentityWiring {
+  config: IdentityConfig;
+  logger: Logger;
+  /** The process's series; identity adds its outbox backlog. A registry of its own by default. */
+  metrics?: Metrics;
+  /** Overrides for the broker connection (tests shorten the reconnect back-off). */
+  amqpOptions?: Partial<Omit<AmqpOptions, 'url' | 'logger'>>;
+}
+
+export interface Identity {
+  app: Express;
+  mongo: MongoHandle;
+  /** What the use cases work with. */
+  deps: IdentityDeps;
+  passwordResets: PasswordResets;
+  /** Creates the indexes, retrying for up to `waitMs` while the database is not there yet. */
+  ensureIndexes(waitMs?: number): Promise<void>;
+  /** Starts the outbox relay and its broker connection (in the background, retrying). */
+  start(): void;
+  /** Stops the relay and the broker connection, then the hashing workers and the database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Wires the identity service together: repositories, hasher, token issuer, social providers,
+ * password resets and their outbox relay, the route table with `ROUTE_POLICY` applied, the app.
+ * Connects nothing and listens nowhere; `start.ts` and the tests call it the same way.
+ */
+export function createIdentity({ config, logger, metrics = createMetrics(), amqpOptions }: IdentityWiring): Identity {
+  const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
+  const users = new MongoUserRepository(mongo.db);
+  const hasher = createPasswordHasher({ rounds: config.BCRYPT_ROUNDS, workers: config.HASH_WORKERS });
+  const tokens = createTokenIssuer({
+    secret: config.JWT_SECRET,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+    ttlSeconds: config.JWT_TTL_SECONDS,
+  });
+  const deps: IdentityDeps = { users, hasher, tokens };
+  const passwordResets = wirePasswordResets({ config, db: mongo.db, users, hasher, logger, amqpOptions });
+  const routes = applyPolicy(
+    identityRoutes(deps, {
+      passwordMinLength: config.PASSWORD_MIN_LENGTH,
+      social: createSocialLogin(config, logger),
+      passwordResets: passwordResets.deps,
+    }),
+    config.ROUTE_POLICY,
+  );
+  // No broker in readiness: with RabbitMQ away, resets are still taken (the outbox keeps them).
+  const app = createApp({ config, logger, routes, readiness: [mongo.readiness], metrics });
+  metrics.gauge({
+    name: 'identity_outbox_pending',
+    help: 'Password-reset mails waiting in the outbox for the broker.',
+    async collect() {
+      this.set(await passwordResets.relay.backlog());
+    },
+  });
+
+  return {
+    app,
+    mongo,
+    deps,
+    passwordResets,
+    async ensureIndexes(waitMs = 30_000) {
+      await retryUntil(() => users.ensureIndexes(), waitMs, logger, 'creating indexes');
+      await retryUntil(() => passwordResets.ensureIndexes(), waitMs, logger, 'creating password reset indexes');
+    },
+    start() {
+      passwordResets.start();
+    },
+    async stop() {
+      await passwordResets.stop();
+      await hasher.close();
+      await mongo.close();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import Joi from 'joi';
+import { noControlCharacters, type MessageEnvelope, type MessageOf, type MessageSchemas } from '@restgate/shared/amqp';
+
+/**
+ * The mail requests the mailer accepts: its public contract. A service that wants a mail sent
+ * publishes one of these (routing key = type) to the mail exchange; anything else is
+ * dead-lettered. To add a mail: its data here and in `MAIL_MESSAGE_SCHEMAS` (the compiler insists
+ * on both), and its rendering in render-mail.ts.
+ */
+
+/** Data of `mail.password-reset`: one mail with a reset link. */
+export interface PasswordResetMailData {
+  /** Recipient address (a bare address; never a display name or a list). */
+  to: string;
+  /** The user's name, shown in the greeting. */
+  name: string;
+  /** The full link to the reset page, token included. */
+  link: string;
+  /** When the token stops working (ISO 8601). */
+  expiresAt: string;
+}
+
+/** Message type → its data. */
+export interface MailDataByType {
+  'mail.password-reset': PasswordResetMailData;
+}
+
+export type MailType = keyof MailDataByType;
+export type MailEnvelope<T extends MailType> = MessageEnvelope<T, MailDataByType[T]>;
+/** Any valid mail request, narrowed by `type`. */
+export type MailMessage = MessageOf<MailDataByType>;
+
+/**
+ * A bare address: no display name, no list, no quoting, no comments. Narrower than RFC 5322
+ * on purpose — an address we put into an SMTP envelope must not be able to add recipients
+ * or headers.
+ */
+const BARE_ADDRESS = /^[^\s<>()[\]\\,;:"@]+@[^\s<>()[\]\\,;:"@]+$/;
+
+const recipientSchema = Joi.string()
+  .max(254)
+  .custom(noControlCharacters('to'))
+  .pattern(BARE_ADDRESS, 'bare address')
+  .email({ tlds: { allow: false }, multiple: false, ignoreLength: false })
+  .description('Recipient: one bare e-mail address.');
+
+/** Type → schema of its `data`. The keys are the mail types the mailer handles. */
+export const MAIL_MESSAGE_SCHEMAS: MessageSchemas<MailDataByType> = {
+  'mail.password-reset': Joi.object<PasswordResetMailData>({
+    to: recipientSchema.required(),
+    name: Joi.string().min(1).max(200).custom(noControlCharacters('name')).required().description("The user's name."),
+    link: Joi.string()
+      .max(2048)
+      .uri({ scheme: ['https', 'http'] })
+      .custom(noControlCharacters('link'))
+      .required()
+      .description('Reset page link with the token.'),
+    expiresAt: Joi.string().isoDate().required().description('When the token expires (ISO 8601).'),
+  }),
+};
+
+export const MAIL_TYPES = Object.keys(MAIL_MESSAGE_SCHEMAS) as MailType[];
