@@ -45,7 +45,7 @@ describe.each(routedServices(readRegistry()).map((s) => [s.name, s] as const))('
 });
 
 test('the import reader sees through to a heavy dependency (it would catch the password hasher)', () => {
-  const { packages } = importsOf(path.join(ROOT_DIR, 'services', 'identity', 'src', 'domain', 'password-hasher.ts'));
+  const { packages } = importsOf(path.join(ROOT_DIR, 'services', 'identity', 'src', 'crypto', 'password-hasher.ts'));
 
   expect(packages).toContain('piscina');
 });
