@@ -1,9 +1,9 @@
 import request from 'supertest';
 import { createLogger, createMongo } from '@restgate/shared';
 import { TEST_PRINCIPAL_SECRET, uniqueDbName } from '@restgate/shared/testing';
-import { createApp } from '../src/app';
+import { createArticles } from '../src/app';
 import { createArticleRepository } from '../src/data/article.repository';
-import { aMarker, anArticle, aUser, MASTER } from './support/builders';
+import { aMarker, anArticle, aUser, MARKER_FIELD, MASTER } from './support/builders';
 import { call, startArticles, type TestService } from './support/harness';
 
 describe('articles service', () => {
@@ -69,12 +69,12 @@ describe('articles service', () => {
     test('when POST /articles is opened to public, then an anonymous caller still cannot create (an article needs an owner): 401, nothing written', async () => {
       const marker = aMarker();
 
-      const anonymous = await call(svc.app, 'post', '/articles').send(anArticle({ title: marker }));
-      const master = await call(svc.app, 'post', '/articles', MASTER).send(anArticle({ title: marker }));
+      const anonymous = await call(svc.app, 'post', '/articles').send(anArticle({ [MARKER_FIELD]: marker }));
+      const master = await call(svc.app, 'post', '/articles', MASTER).send(anArticle({ [MARKER_FIELD]: marker }));
 
       expect(anonymous.status).toBe(401);
       expect(master.status).toBe(403);
-      expect(await svc.articles.countDocuments({ title: marker })).toBe(0);
+      expect(await svc.articles.countDocuments({ [MARKER_FIELD]: marker })).toBe(0);
     });
 
     test('when DELETE /articles/:id is set to admin, then the owner (a plain user) gets 403', async () => {
@@ -92,11 +92,10 @@ describe('articles service', () => {
   describe('with its database down', () => {
     // Nothing listens on port 9 (discard) on loopback: the driver fails server selection fast.
     const mongo = createMongo('mongodb://127.0.0.1:9', uniqueDbName('articles'), createLogger({ name: 'articles-test', level: 'silent' }));
-    const app = createApp({
+    const { app } = createArticles({
       config: { PRINCIPAL_SECRET: TEST_PRINCIPAL_SECRET, BODY_LIMIT: '100kb', ROUTE_POLICY: '' },
       logger: createLogger({ name: 'articles-test', level: 'silent' }),
-      articles: createArticleRepository(mongo.db),
-      readiness: [mongo.readiness],
+      mongo,
     });
     afterAll(async () => {
       await mongo.close();

@@ -1,5 +1,6 @@
 import { defineRoute, listingResult, type RouteDef } from '@restgate/shared';
-import type { ArticleDeps } from '../domain/article.model';
+import { routeLevel } from '@restgate/shared/resource';
+import { articleResource, type ArticleDeps } from '../domain/article.model';
 import { createArticle } from '../domain/create-article';
 import { deleteArticle } from '../domain/delete-article';
 import { getArticle } from '../domain/get-article';
@@ -26,7 +27,7 @@ export function articleRoutes(deps: ArticleDeps): RouteDef[] {
     defineRoute<UpdateArticleBody, Record<string, never>, { id: string }>({
       method,
       path: '/articles/:id',
-      level: 'user',
+      level: routeLevel(articleResource.access.update),
       summary: 'Update an article (owner or admin); omitted fields stay as they are',
       tags,
       schemas: { body: updateArticleBody, params: articleParams },
@@ -47,7 +48,7 @@ export function articleRoutes(deps: ArticleDeps): RouteDef[] {
     defineRoute({
       method: 'post',
       path: '/articles',
-      level: 'user',
+      level: routeLevel(articleResource.access.create),
       summary: 'Create an article owned by the caller',
       tags,
       schemas: { body: createArticleBody },
@@ -60,7 +61,7 @@ export function articleRoutes(deps: ArticleDeps): RouteDef[] {
     defineRoute({
       method: 'get',
       path: '/articles',
-      level: 'public',
+      level: routeLevel(articleResource.access.list),
       summary: 'List articles: q, page, limit, sort, fields',
       tags,
       schemas: { query: listArticlesQuery },
@@ -78,19 +79,19 @@ export function articleRoutes(deps: ArticleDeps): RouteDef[] {
     defineRoute({
       method: 'get',
       path: '/articles/:id',
-      level: 'public',
+      level: routeLevel(articleResource.access.read),
       summary: 'Get an article',
       tags,
       schemas: { params: articleParams },
       responses: { 200: view, 404: problem('No such article') },
-      handler: async ({ params }) => ({ status: 200, body: articleView(await getArticle(deps, params.id)) }),
+      handler: async ({ params, principal }) => ({ status: 200, body: articleView(await getArticle(deps, params.id, principal)) }),
     }),
     update('put'),
     update('patch'),
     defineRoute({
       method: 'delete',
       path: '/articles/:id',
-      level: 'user',
+      level: routeLevel(articleResource.access.delete),
       summary: 'Delete an article (owner or admin)',
       tags,
       schemas: { params: articleParams },
