@@ -12,7 +12,8 @@ import {
   MASTER,
   REQUIRED,
   formOf,
-  stored,
+  shownBody,
+  storedBody,
   type Body,
 } from './support/builders';
 import { call, startArticles, type TestService } from './support/harness';
@@ -33,11 +34,6 @@ describe('POST /articles', () => {
   const post = (principal?: Parameters<typeof call>[3]) => call(svc.app, 'post', '/articles', principal);
   const storedFor = (userId: string) => svc.articles.find({ userId }).toArray();
 
-  /** What the client sent, as the API shows it back and as it is stored. */
-  const shown = (body: Body) => Object.fromEntries(Object.entries(body).map(([name, value]) => [name, json(stored(name, value))]));
-  const json = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
-  const asStored = (body: Body) => Object.fromEntries(Object.entries(body).map(([name, value]) => [name, stored(name, value)]));
-
   test('when a user sends every field as JSON, then 201 with the view, and the article is stored with the user as owner', async () => {
     const user = aUser();
     const body = anArticle();
@@ -47,7 +43,7 @@ describe('POST /articles', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{24}$/),
-      ...shown(body),
+      ...shownBody(body),
       user: { id: user.id },
       createdAt: expect.any(String),
       updatedAt: res.body.createdAt,
@@ -56,7 +52,7 @@ describe('POST /articles', () => {
     expect(res.headers.location).toBe(`/articles/${res.body.id}`);
     const [doc, ...others] = await storedFor(user.id);
     expect(others).toHaveLength(0);
-    expect(doc).toMatchObject({ ...asStored(body), userId: user.id });
+    expect(doc).toMatchObject({ ...storedBody(body), userId: user.id });
     expect(doc!._id.toHexString()).toBe(res.body.id);
     expect(doc!.createdAt.toISOString()).toBe(res.body.createdAt);
     expect(doc!.updatedAt).toEqual(doc!.createdAt);
@@ -81,8 +77,8 @@ describe('POST /articles', () => {
     const res = await post(user).type('form').send(form.toString());
 
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject(shown(body));
-    expect(await storedFor(user.id)).toEqual([expect.objectContaining(asStored(body))]);
+    expect(res.body).toMatchObject(shownBody(body));
+    expect(await storedFor(user.id)).toEqual([expect.objectContaining(storedBody(body))]);
   });
 
   test.each(FIELD_NAMES.filter((name) => FIELDS[name]!.type === 'string'))(

@@ -10,18 +10,14 @@ import {
   givenArticle,
   MARKER_FIELD,
   MASTER,
+  shownBody,
   stored as asStored,
+  storedBody,
   viewOf,
   type ArticleDoc,
 } from './support/builders';
 
 const [FIRST, ...OTHERS] = FIELD_NAMES as [string, ...string[]];
-const storedValues = (body: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(body).map(([name, value]) => [name, asStored(name, value)]));
-const shown = (body: Record<string, unknown>) =>
-  Object.fromEntries(
-    Object.entries(storedValues(body)).map(([name, value]) => [name, value instanceof Date ? value.toISOString() : value]),
-  );
 import { call, startArticles, type TestService } from './support/harness';
 
 // PUT and PATCH behave the same: both are partial updates (omitted fields stay).
@@ -49,12 +45,12 @@ describe.each(['put', 'patch'] as const)('%s /articles/:id', (method) => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       ...viewOf(article),
-      ...shown(changes),
+      ...shownBody(changes),
       updatedAt: expect.any(String),
     });
     expect(new Date(res.body.updatedAt).getTime()).toBeGreaterThanOrEqual(before);
     const doc = await stored(article);
-    expect(doc).toMatchObject({ ...storedValues(changes), userId: owner.id, createdAt: article.createdAt });
+    expect(doc).toMatchObject({ ...storedBody(changes), userId: owner.id, createdAt: article.createdAt });
     expect(doc!.updatedAt.toISOString()).toBe(res.body.updatedAt);
   });
 
@@ -66,7 +62,7 @@ describe.each(['put', 'patch'] as const)('%s /articles/:id', (method) => {
     const res = await update(article, owner).send({ [FIRST]: value });
 
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...viewOf(article), ...shown({ [FIRST]: value }), updatedAt: expect.any(String) });
+    expect(res.body).toEqual({ ...viewOf(article), ...shownBody({ [FIRST]: value }), updatedAt: expect.any(String) });
     const { updatedAt: _u, ...unchanged } = { ...article, [FIRST]: asStored(FIRST, value) };
     expect(await stored(article)).toMatchObject(unchanged);
   });

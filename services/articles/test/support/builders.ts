@@ -175,3 +175,13 @@ export function badValues(): BadValue[] {
 export function formOf(body: Body): URLSearchParams {
   return new URLSearchParams(Object.entries(body).map(([name, value]): [string, string] => [name, String(value)]));
 }
+
+/** A body as it is stored: each value as the service keeps it. */
+export function storedBody(body: Body): Body {
+  return Object.fromEntries(Object.entries(body).map(([name, value]) => [name, stored(name, value)]));
+}
+
+/** A body as the API shows it back (dates as ISO 8601). */
+export function shownBody(body: Body): Body {
+  return Object.fromEntries(Object.entries(storedBody(body)).map(([name, value]) => [name, json(value)]));
+}
