@@ -9,6 +9,7 @@ const path = require('node:path');
 const { applyPlan } = require('./generator/apply.cjs');
 const { GeneratorError } = require('./generator/errors.cjs');
 const { planRemove, planResource } = require('./generator/plan.cjs');
+const { ALLOWED, METHODS, DEFAULT_ACCESS } = require('./generator/spec.cjs');
 const { TYPE_NAMES } = require('./generator/fields.cjs');
 
 const ROOT_DIR = path.resolve(__dirname, '..');
@@ -18,7 +19,7 @@ const HELP = `Usage:
   npm run generate -- remove <name> [--dry-run]
 
 resource: copies services/articles to services/<name> with its names changed, and writes its
-definition (src/resource.ts: fields, search, sort) from the options. The copy is a real
+definition (src/resource.ts: fields, search, sort, access) from the options. The copy is a real
 service: the same routes, use cases, repository and tests, which follow from the definition.
 Outside services/<name> it edits four files: services.json (the registry npm start and the
 gateway read), docker-compose.yml, tsconfig.json and package-lock.json. remove undoes it all.
@@ -30,6 +31,11 @@ Nothing is written unless everything checks out.
                       e.g. "title:string:required:max=200,pages:integer:min=1,status:enum(draft|published)"
                       string is trimmed, 1 to max (default 1000) characters; text is kept as sent,
                       may be empty, up to max (default 100000); min/max bound numbers' values
+  --access <spec>     comma list of method=level (default ${Object.entries(DEFAULT_ACCESS)
+    .map(([m, l]) => `${m}=${l}`)
+    .join(',')}):
+${METHODS.map((m) => `                        ${m.padEnd(7)} ${ALLOWED[m].join(', ')}`).join('\n')}
+                      (owner: the creator, or an admin; every record is owned by its creator)
   --search <fields>   fields q searches (default: the string, text, email and url fields)
   --sort <fields>     fields sort accepts besides createdAt and updatedAt (default: every field but text)
   --default-sort <f>  listing order without sort (default -createdAt)
@@ -38,12 +44,10 @@ Nothing is written unless everything checks out.
   --dry-run           list what would be written, write nothing
 
 Example:
-  npm run generate -- resource books --fields "title:string:required,pages:integer,published:boolean,isbn:string" --search title,isbn
+  npm run generate -- resource books --fields "title:string:required,pages:integer,published:boolean,isbn:string" \\
+    --access "create=user,list=public,read=public,update=owner,delete=admin" --search title,isbn`;
 
-Access levels are articles' (create=user, list and read public, update and delete by the owner or
-an admin); they live in the definition's access, which the copied tests assume as they are.`;
-
-const VALUE_OPTIONS = ['fields', 'search', 'sort', 'default-sort', 'singular', 'port'];
+const VALUE_OPTIONS = ['fields', 'access', 'search', 'sort', 'default-sort', 'singular', 'port'];
 const FLAG_OPTIONS = ['dry-run', 'help'];
 
 function parseArgs(argv) {
@@ -67,10 +71,6 @@ function parseArgs(argv) {
       options[key] = value;
     } else if (FLAG_OPTIONS.includes(key) && inline === undefined) {
       options[key] = true;
-    } else if (key === 'access') {
-      throw new GeneratorError(
-        "--access is not supported: a resource gets articles' levels, which its copied tests assume; change them afterwards in src/resource.ts, tests included",
-      );
     } else {
       throw new GeneratorError(`unknown option --${key} (see npm run generate -- --help)`);
     }
@@ -104,6 +104,7 @@ async function main(argv) {
     plan = planResource(ROOT_DIR, {
       name,
       fields: options.fields,
+      access: options.access,
       search: options.search,
       sort: options.sort,
       defaultSort: options['default-sort'],

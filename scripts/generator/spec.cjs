@@ -7,7 +7,17 @@ const { GeneratorError } = require('./errors.cjs');
 const { parseFields, TYPES, JS_RESERVED } = require('./fields.cjs');
 const { namesOf } = require('./names.cjs');
 
-/** The levels of every generated resource: articles' own, which the copied tests assume. */
+const METHODS = ['create', 'list', 'read', 'update', 'delete'];
+const LEVELS = ['public', 'user', 'owner', 'admin', 'master'];
+/** The levels each method may have (ResourceAccess in @restgate/shared/resource). */
+const ALLOWED = {
+  create: ['user', 'admin'],
+  list: ['public', 'user', 'admin', 'master'],
+  read: ['public', 'user', 'owner', 'admin', 'master'],
+  update: ['user', 'owner', 'admin'],
+  delete: ['user', 'owner', 'admin'],
+};
+/** The articles service's levels: what a resource gets for a method `--access` leaves out. */
 const DEFAULT_ACCESS = { create: 'user', list: 'public', read: 'public', update: 'owner', delete: 'owner' };
 
 /** Paths and folders that belong to the stack itself. */
@@ -46,6 +56,32 @@ const TEMPLATE_NAMES = new Set(
 const SEARCHABLE_TYPES = Object.keys(TYPES).filter((t) => TYPES[t].searchable);
 /** The service's tests write a unique marker of up to this many characters into one searchable text field. */
 const MARKER_ROOM = 40;
+
+function parseAccess(text) {
+  const access = { ...DEFAULT_ACCESS };
+  if (text === undefined) return access;
+  if (typeof text !== 'string' || !text.trim()) {
+    throw new GeneratorError('--access needs a value, e.g. --access "create=user,list=public,read=public,update=owner,delete=admin"');
+  }
+  const seen = new Set();
+  for (const entry of text.split(',').map((s) => s.trim())) {
+    const match = /^([a-z]+)\s*=\s*([a-z]+)$/.exec(entry);
+    if (!match) throw new GeneratorError(`invalid access entry "${entry}": expected method=level, e.g. update=owner`);
+    const [, method, level] = match;
+    if (!METHODS.includes(method)) throw new GeneratorError(`unknown method "${method}" in --access (known: ${METHODS.join(', ')})`);
+    if (!LEVELS.includes(level)) throw new GeneratorError(`unknown access level "${level}" for ${method} (known: ${LEVELS.join(', ')})`);
+    if (seen.has(method)) throw new GeneratorError(`--access names ${method} twice`);
+    seen.add(method);
+    access[method] = level;
+  }
+  for (const method of METHODS) {
+    if (!ALLOWED[method].includes(access[method])) {
+      const why = method === 'create' ? ' (the creator becomes the owner, so it must be a user)' : '';
+      throw new GeneratorError(`${method}=${access[method]} is not allowed${why}: use one of ${ALLOWED[method].join(', ')}`);
+    }
+  }
+  return access;
+}
 
 function parseList(text, option) {
   if (text === undefined) return undefined;
@@ -86,14 +122,14 @@ function checkName(name, singular) {
 }
 
 /**
- * @param {{ name?: string, fields?: string, search?: string, sort?: string, defaultSort?: string, singular?: string, port?: string }} options  the command line
+ * @param {{ name?: string, fields?: string, access?: string, search?: string, sort?: string, defaultSort?: string, singular?: string, port?: string }} options  the command line
  * @returns the resource definition's content, and the port
  */
 function buildSpec(options) {
   const names = checkName(options.name, options.singular);
   const fields = parseFields(options.fields);
   const byName = new Map(fields.map((f) => [f.name, f]));
-  const access = { ...DEFAULT_ACCESS };
+  const access = parseAccess(options.access);
 
   const searchable =
     parseList(options.search, '--search') ?? fields.filter((f) => ['string', 'text', 'email', 'url'].includes(f.type)).map((f) => f.name);
@@ -147,4 +183,4 @@ function buildSpec(options) {
   return { names, fields, access, searchable, sortable, defaultSort, port };
 }
 
-module.exports = { buildSpec, checkName, DEFAULT_ACCESS, RESERVED_NAMES };
+module.exports = { buildSpec, checkName, parseAccess, METHODS, LEVELS, ALLOWED, DEFAULT_ACCESS, RESERVED_NAMES };

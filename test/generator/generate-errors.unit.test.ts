@@ -55,7 +55,20 @@ describe('generate resource: refused requests change nothing', () => {
     ],
     ['an invalid field name', ['resource', 'novels', '--fields', 'title:string,Pages:integer'], /invalid field name "Pages"/],
     ['no --fields', ['resource', 'novels'], /--fields is required/],
-    ['the dropped --access', ['resource', 'novels', '--fields', FIELDS, '--access', 'delete=admin'], /--access is not supported/],
+    [
+      'an unknown access level',
+      ['resource', 'novels', '--fields', FIELDS, '--access', 'create=everyone'],
+      /unknown access level "everyone" for create/,
+    ],
+    ['an unknown method', ['resource', 'novels', '--fields', FIELDS, '--access', 'publish=user'], /unknown method "publish"/],
+    ['owner on create', ['resource', 'novels', '--fields', FIELDS, '--access', 'create=owner'], /create=owner is not allowed/],
+    [
+      'a public create',
+      ['resource', 'novels', '--fields', FIELDS, '--access', 'create=public'],
+      /create=public is not allowed \(the creator/,
+    ],
+    ['owner on list', ['resource', 'novels', '--fields', FIELDS, '--access', 'list=owner'], /list=owner is not allowed: use one of public/],
+    ['none (no route)', ['resource', 'novels', '--fields', FIELDS, '--access', 'delete=none'], /unknown access level "none"/],
     ['the dropped --no-owner', ['resource', 'novels', '--fields', FIELDS, '--no-owner'], /unknown option --no-owner/],
     [
       'no text field for the tests to mark',
@@ -139,6 +152,8 @@ describe('generate --dry-run, then for real, then remove', () => {
     'novels',
     '--fields',
     'title:string:required:max=200,pages:integer:min=1,published:boolean,isbn:string,status:enum(draft|published)',
+    '--access',
+    'create=user,list=public,read=public,update=owner,delete=admin',
     '--search',
     'title,isbn',
   ];

@@ -1,7 +1,8 @@
 /**
- * End to end: the README's command generates books into a copy of the repository, which is then
- * built, type-checked and linted, and the new service's own tests (articles' tests, renamed) run
- * against the real database. Outside services/books the command may touch four files, none of
+ * End to end: the README's command generates books into a copy of the repository, and a second
+ * resource, gadgets, takes every field type and other access levels; the copy is then built,
+ * type-checked and linted, and the new services' own tests (articles' tests, renamed) run against
+ * the real database. Outside services/books the command may touch four files, none of
  * them under gateway/src; it works before npm install; remove takes it all back.
  *
  * Needs jest's global setup (MONGODB_URL). Takes a minute or two; set RESTGATE_KEEP_GENERATED=1
@@ -12,6 +13,16 @@ import path from 'node:path';
 import { changedFiles, copyRepo, generate, removeCopy, runBin, treeHash, type RunResult } from './support/repo-copy';
 
 const BOOKS = ['resource', 'books', '--fields', 'title:string:required,pages:integer'];
+const GADGETS = [
+  'resource',
+  'gadgets',
+  '--fields',
+  'name:string:required:max=80,notes:text,count:integer:min=0:max=1000,price:number:min=0,active:boolean,releasedAt:date,contact:email,homepage:url,status:enum(draft|published|archived):required',
+  '--access',
+  'create=admin,list=user,read=owner,update=admin,delete=user',
+  '--search',
+  'name,notes,contact',
+];
 /** What a resource may change outside its folder: the registry, compose, the project references and npm's lock. */
 const SHARED_FILES = ['docker-compose.yml', 'package-lock.json', 'services.json', 'tsconfig.json'];
 
@@ -53,39 +64,42 @@ describe('npm run generate -- resource books, in a copy of the repository', () =
     });
   });
 
-  test('when built, type-checked with its tests and linted, then there is nothing to report', async () => {
+  test('when built, type-checked with its tests and linted (with gadgets beside it), then there is nothing to report', async () => {
+    expectSuccess('generate gadgets', generate(copy, GADGETS));
     const built = await runBin(copy, 'tsc', ['-b']);
     expectSuccess('tsc -b', built);
     // The repository's own check, narrowed to what the generator wrote.
     fs.writeFileSync(
       path.join(copy, 'tsconfig.generated.json'),
-      JSON.stringify({ extends: './tsconfig.check.json', include: ['services/books'] }),
+      JSON.stringify({ extends: './tsconfig.check.json', include: ['services/books', 'services/gadgets'] }),
     );
     const [types, lint] = await Promise.all([
       runBin(copy, 'tsc', ['-p', 'tsconfig.generated.json']),
-      runBin(copy, 'eslint', ['services/books']),
+      runBin(copy, 'eslint', ['services/books', 'services/gadgets']),
     ]);
 
     expect(fs.existsSync(path.join(copy, 'services', 'books', 'dist', 'start.js'))).toBe(true);
     expectSuccess('tsc -p tsconfig.generated.json', types);
-    expectSuccess('eslint services/books', lint);
+    expectSuccess('eslint services/books services/gadgets', lint);
   }, 180_000);
 
-  test("when the new service's own tests run (npx jest services/books), then they all pass", async () => {
-    const res = await runBin(copy, 'jest', ['--ci', 'services/books'], {
+  test("when the new services' own tests run (npx jest services/books services/gadgets), then they all pass", async () => {
+    const res = await runBin(copy, 'jest', ['--ci', 'services/books', 'services/gadgets'], {
       MONGODB_URL: process.env.MONGODB_URL!,
       AMQP_URL: process.env.AMQP_URL ?? '',
     });
 
-    expectSuccess('jest services/books', res);
-    expect(res.stderr).toMatch(/Test Suites: 8 passed, 8 total/);
+    expectSuccess('jest services/books services/gadgets', res);
+    expect(res.stderr).toMatch(/Test Suites: 16 passed, 16 total/);
   }, 180_000);
 
   test('when removed again, then the tree is exactly as before', () => {
     fs.rmSync(path.join(copy, 'tsconfig.generated.json'), { force: true });
     fs.rmSync(path.join(copy, 'services', 'books', 'dist'), { recursive: true, force: true });
 
-    expectSuccess('remove', generate(copy, ['remove', 'books']));
+    fs.rmSync(path.join(copy, 'services', 'gadgets', 'dist'), { recursive: true, force: true });
+    expectSuccess('remove gadgets', generate(copy, ['remove', 'gadgets']));
+    expectSuccess('remove books', generate(copy, ['remove', 'books']));
 
     for (const built of ['shared', 'gateway', 'services/identity', 'services/articles', 'services/mailer']) {
       fs.rmSync(path.join(copy, built, 'dist'), { recursive: true, force: true });

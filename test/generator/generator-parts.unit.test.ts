@@ -136,6 +136,7 @@ describe('renderDefinition', () => {
     const spec = buildSpec({
       name: 'books',
       fields: 'title:string:required:max=200,pages:integer:min=1,notes:text:max=100000,status:enum(draft|done)',
+      access: 'delete=admin',
       search: 'title',
       'default-sort': 'title',
     });
@@ -148,7 +149,7 @@ describe('renderDefinition', () => {
     expect(text).toContain("    notes: { type: 'text' },");
     expect(text).toContain("    status: { type: 'enum', values: ['draft', 'done'] },");
     expect(text).toContain("  searchable: ['title'],");
-    expect(text).toContain("  access: { create: 'user', list: 'public', read: 'public', update: 'owner', delete: 'owner' },");
+    expect(text).toContain("  access: { create: 'user', list: 'public', read: 'public', update: 'owner', delete: 'admin' },");
   });
 });
 

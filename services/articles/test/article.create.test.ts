@@ -1,5 +1,6 @@
 import { lengthBounds } from '@restgate/shared/resource';
 import {
+  aCreator,
   aMarker,
   anAdmin,
   anArticle,
@@ -35,7 +36,7 @@ describe('POST /articles', () => {
   const storedFor = (userId: string) => svc.articles.find({ userId }).toArray();
 
   test('when a user sends every field as JSON, then 201 with the view, and the article is stored with the user as owner', async () => {
-    const user = aUser();
+    const user = aCreator();
     const body = anArticle();
 
     const res = await post(user).send(body);
@@ -59,7 +60,7 @@ describe('POST /articles', () => {
   });
 
   test('when only the required fields are sent, then 201 and the others are left out', async () => {
-    const user = aUser();
+    const user = aCreator();
     const body = Object.fromEntries(Object.entries(anArticle()).filter(([name]) => REQUIRED.includes(name)));
 
     const res = await post(user).send(body);
@@ -70,7 +71,7 @@ describe('POST /articles', () => {
   });
 
   test('when the body is a form, then 201 and the article is stored, with & and = kept in text', async () => {
-    const user = aUser();
+    const user = aCreator();
     const body = anArticle({ [MARKER_FIELD]: `Form ${aMarker()} a&b=c` });
     const form = formOf(body);
 
@@ -84,7 +85,7 @@ describe('POST /articles', () => {
   test.each(FIELD_NAMES.filter((name) => FIELDS[name]!.type === 'string'))(
     'when %s has surrounding spaces, then it is stored trimmed',
     async (name) => {
-      const user = aUser();
+      const user = aCreator();
       const value = aValue(name) as string;
 
       const res = await post(user).send(anArticle({ [name]: `  ${value}  ` }));
@@ -99,7 +100,7 @@ describe('POST /articles', () => {
     'when %s is at its shortest and at its longest, then 201 (the bounds are inclusive)',
     async (name) => {
       const { min, max } = lengthBounds(FIELDS[name]!);
-      const user = aUser();
+      const user = aCreator();
 
       const [shortest, longest] = [
         await post(user).send(anArticle({ [name]: 'x'.repeat(min) })),
@@ -122,7 +123,7 @@ describe('POST /articles', () => {
   });
 
   test('when the body names an owner, id or timestamps, then they are ignored and the caller owns the article', async () => {
-    const user = aUser();
+    const user = aCreator();
     const other = aUser();
     const marker = aMarker();
 
@@ -189,7 +190,7 @@ describe('POST /articles', () => {
     test.each([...missing, ...bad])(
       'when $case (JSON), then 400 naming $param ($rule), and nothing is written',
       async ({ body, param, rule }) => {
-        const user = aUser();
+        const user = aCreator();
 
         const res = await post(user).send(body);
 
@@ -202,7 +203,7 @@ describe('POST /articles', () => {
     );
 
     test(`when a form sends ${FIRST}[$ne]=x, then it is a key of its own (never an operator): 400 naming ${FIRST}, nothing written`, async () => {
-      const user = aUser();
+      const user = aCreator();
       const rest = formOf(without(anArticle(), FIRST));
 
       const res = await post(user).type('form').send(`${FIRST}[$ne]=x&${rest.toString()}`);
@@ -213,7 +214,7 @@ describe('POST /articles', () => {
     });
 
     test(`when a form repeats ${MARKER_FIELD}, then 400 naming ${MARKER_FIELD}`, async () => {
-      const user = aUser();
+      const user = aCreator();
       const rest = formOf(without(anArticle(), MARKER_FIELD));
 
       const res = await post(user).type('form').send(`${MARKER_FIELD}=a&${MARKER_FIELD}=b&${rest.toString()}`);
@@ -224,7 +225,7 @@ describe('POST /articles', () => {
     });
 
     test('when every field is missing, then 400 listing every required one', async () => {
-      const user = aUser();
+      const user = aCreator();
 
       const res = await post(user).send({});
 
@@ -235,7 +236,7 @@ describe('POST /articles', () => {
     });
 
     test('when the JSON is malformed, then 400 malformed_body and nothing is written', async () => {
-      const user = aUser();
+      const user = aCreator();
 
       const res = await post(user).set('content-type', 'application/json').send(`{"${FIRST}": "x",`);
 
@@ -245,7 +246,7 @@ describe('POST /articles', () => {
     });
 
     test('when the body is neither JSON nor a form, then 415', async () => {
-      const user = aUser();
+      const user = aCreator();
 
       const res = await post(user).set('content-type', 'text/plain').send(`${FIRST}=x`);
 

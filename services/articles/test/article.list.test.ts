@@ -1,6 +1,19 @@
-import { aMarker, anArticleDoc, FIELD_NAMES, givenArticles, MARKER_FIELD, SORT_FIELD, viewOf, type ArticleDoc } from './support/builders';
+import {
+  ACCESS,
+  aMarker,
+  anArticleDoc,
+  callerFor,
+  FIELD_NAMES,
+  givenArticles,
+  MARKER_FIELD,
+  SORT_FIELD,
+  viewOf,
+  type ArticleDoc,
+} from './support/builders';
 import { articleResource } from '../src/resource';
 
+/** A caller the listing's level lets in. */
+const LISTER = callerFor(ACCESS.list);
 const UNSORTABLE = FIELD_NAMES.find((name) => !(articleResource.sortable as readonly string[]).includes(name));
 import { call, parseLinks, startArticles, type TestService } from './support/harness';
 
@@ -13,7 +26,7 @@ describe('GET /articles', () => {
     await svc.stop();
   });
 
-  const list = (query: Record<string, string | number | undefined>) => call(svc.app, 'get', '/articles').query(query);
+  const list = (query: Record<string, string | number | undefined>) => call(svc.app, 'get', '/articles', LISTER).query(query);
   const ids = (rows: Array<{ id: string }>) => rows.map((row) => row.id);
   const idsOf = (docs: ArticleDoc[]) => docs.map((doc) => doc._id.toHexString());
 
@@ -61,11 +74,11 @@ describe('GET /articles', () => {
       expect(links.last!.searchParams.get('page')).toBe('1');
     });
 
-    test('when the caller is anonymous and sends unknown or operator-looking parameters, then they are ignored', async () => {
+    test('when the caller sends unknown or operator-looking parameters, then they are ignored', async () => {
       const marker = aMarker();
       const docs = await givenMarked(marker, 2);
 
-      const res = await call(svc.app, 'get', `/articles?q=${marker}&foo=bar&${MARKER_FIELD}[$ne]=x&q[$regex]=.*`);
+      const res = await call(svc.app, 'get', `/articles?q=${marker}&foo=bar&${MARKER_FIELD}[$ne]=x&q[$regex]=.*`, LISTER);
 
       expect(res.status).toBe(200);
       expect(ids(res.body.rows)).toEqual(idsOf(docs).reverse());
@@ -126,7 +139,7 @@ describe('GET /articles', () => {
       const marker = aMarker();
       const [target] = await givenArticles(svc.articles, [anArticleDoc({ [MARKER_FIELD]: `${marker} why? because` })]);
 
-      const res = await call(svc.app, 'get', `/articles?q=${marker}%20why?&limit=5`);
+      const res = await call(svc.app, 'get', `/articles?q=${marker}%20why?&limit=5`, LISTER);
 
       expect(res.status).toBe(200);
       expect(ids(res.body.rows)).toEqual(idsOf([target!]));
@@ -298,7 +311,7 @@ describe('GET /articles', () => {
     });
 
     test('when q is repeated, then 400 naming q', async () => {
-      const res = await call(svc.app, 'get', '/articles?q=a&q=b');
+      const res = await call(svc.app, 'get', '/articles?q=a&q=b', LISTER);
 
       expect(res.status).toBe(400);
       expect(res.body.param).toBe('q');

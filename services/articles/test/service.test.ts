@@ -3,7 +3,7 @@ import { createLogger, createMongo } from '@restgate/shared';
 import { TEST_PRINCIPAL_SECRET, uniqueDbName } from '@restgate/shared/testing';
 import { createArticles } from '../src/app';
 import { createArticleRepository } from '../src/data/article.repository';
-import { aMarker, anArticle, aUser, MARKER_FIELD, MASTER } from './support/builders';
+import { ACCESS, aMarker, anArticle, aUser, callerFor, MARKER_FIELD, MASTER } from './support/builders';
 import { call, startArticles, type TestService } from './support/harness';
 
 describe('articles service', () => {
@@ -77,16 +77,19 @@ describe('articles service', () => {
       expect(await svc.articles.countDocuments({ [MARKER_FIELD]: marker })).toBe(0);
     });
 
-    test('when DELETE /articles/:id is set to admin, then the owner (a plain user) gets 403', async () => {
-      const owner = aUser();
-      const created = await call(svc.app, 'post', '/articles', owner).send(anArticle());
+    (ACCESS.create === 'user' ? test : test.skip)(
+      'when DELETE /articles/:id is set to admin, then the owner (a plain user) gets 403',
+      async () => {
+        const owner = aUser();
+        const created = await call(svc.app, 'post', '/articles', owner).send(anArticle());
 
-      const res = await call(svc.app, 'delete', `/articles/${created.body.id}`, owner);
+        const res = await call(svc.app, 'delete', `/articles/${created.body.id}`, owner);
 
-      expect(created.status).toBe(201);
-      expect(res.status).toBe(403);
-      expect(await svc.articles.countDocuments({ userId: owner.id })).toBe(1);
-    });
+        expect(created.status).toBe(201);
+        expect(res.status).toBe(403);
+        expect(await svc.articles.countDocuments({ userId: owner.id })).toBe(1);
+      },
+    );
   });
 
   describe('with its database down', () => {
@@ -109,7 +112,7 @@ describe('articles service', () => {
     });
 
     test('when a listing is asked, then 503 problem+json without driver details', async () => {
-      const res = await call(app, 'get', '/articles');
+      const res = await call(app, 'get', '/articles', callerFor(ACCESS.list));
 
       expect(res.status).toBe(503);
       expect(res.body).toMatchObject({ code: 'service_unavailable', status: 503 });

@@ -147,7 +147,7 @@ export function badValues(): BadValue[] {
         add('an operator object', { $ne: 1 }, 'string.base');
         break;
       case 'url':
-        add('not a URL', 'not a url', 'string.uri');
+        add('not an http(s) URL', 'not a url', 'string.uriCustomScheme');
         break;
       case 'integer':
       case 'number':
@@ -184,4 +184,31 @@ export function storedBody(body: Body): Body {
 /** A body as the API shows it back (dates as ISO 8601). */
 export function shownBody(body: Body): Body {
   return Object.fromEntries(Object.entries(storedBody(body)).map(([name, value]) => [name, json(value)]));
+}
+
+/** Who may do what (the definition's levels); the tests pick their callers by them. */
+export const ACCESS = articleResource.access;
+
+/**
+ * A caller `level` lets in: nobody for public, the owner for owner, else a user, an admin or the
+ * master key as the level says.
+ */
+export function callerFor(level: string, owner: UserPrincipal = aUser()): Principal | undefined {
+  switch (level) {
+    case 'public':
+      return undefined;
+    case 'owner':
+      return owner;
+    case 'admin':
+      return anAdmin();
+    case 'master':
+      return MASTER;
+    default:
+      return owner;
+  }
+}
+
+/** A user who may create (the creator owns what they create). */
+export function aCreator(): UserPrincipal {
+  return ACCESS.create === 'admin' ? anAdmin() : aUser();
 }
