@@ -7,6 +7,7 @@ const moduleNameMapper = {
   '^@restgate/shared$': '<rootDir>/shared/src/index.ts',
   '^@restgate/shared/amqp$': '<rootDir>/shared/src/amqp/index.ts',
   '^@restgate/shared/testing$': '<rootDir>/shared/src/testing/index.ts',
+  '^@restgate/shared/resource$': '<rootDir>/shared/src/resource/index.ts',
 };
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.check.json', isolatedModules: true, diagnostics: false }] };
 const common = { rootDir: __dirname, testEnvironment: 'node', moduleNameMapper, transform, moduleFileExtensions: ['ts', 'js', 'cjs', 'json'] };

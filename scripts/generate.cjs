@@ -1,13 +1,15 @@
 #!/usr/bin/env node
+// @ts-check
 'use strict';
 // `npm run generate -- resource <name> [options]`: a new resource service, wired into the stack.
-// `npm run generate -- remove <name>`: takes one out again. See `--help`.
+// `npm run generate -- remove <name>`: takes one out again. See `--help`. Plain Node, no
+// dependency: it works in a fresh clone before npm install.
 
 const path = require('node:path');
 const { applyPlan } = require('./generator/apply.cjs');
 const { GeneratorError } = require('./generator/errors.cjs');
 const { planRemove, planResource } = require('./generator/plan.cjs');
-const { LEVELS, METHODS, DEFAULT_ACCESS } = require('./generator/spec.cjs');
+const { ALLOWED, METHODS, DEFAULT_ACCESS } = require('./generator/spec.cjs');
 const { TYPE_NAMES } = require('./generator/fields.cjs');
 
 const ROOT_DIR = path.resolve(__dirname, '..');
@@ -16,11 +18,12 @@ const HELP = `Usage:
   npm run generate -- resource <name> --fields <spec> [options]
   npm run generate -- remove <name> [--dry-run]
 
-resource: creates services/<name> (same skeleton as services/articles: config, routes and
-schemas, use cases, repository and indexes, views, integration tests; its own MongoDB database)
-and wires it into the gateway (routes, policy, <NAME>_URL), npm start (scripts/lib/stack.cjs),
-docker-compose.yml, tsconfig.json, package-lock.json, .env.example and README.md's configuration
-table. remove undoes all of it. Nothing is written unless everything checks out.
+resource: copies services/articles to services/<name> with its names changed, and writes its
+definition (src/resource.ts: fields, search, sort, access) from the options. The copy is a real
+service: the same routes, use cases, repository and tests, which follow from the definition.
+Outside services/<name> it edits four files: services.json (the registry npm start and the
+gateway read), docker-compose.yml, tsconfig.json and package-lock.json. remove undoes it all.
+Nothing is written unless everything checks out.
 
   <name>              the plural, lower-case kebab-case: books, blog-posts (also the URL: /books)
   --fields <spec>     comma list of name:type[:required|:optional][:min=N][:max=N]
@@ -28,18 +31,16 @@ table. remove undoes all of it. Nothing is written unless everything checks out.
                       e.g. "title:string:required:max=200,pages:integer:min=1,status:enum(draft|published)"
                       string is trimmed, 1 to max (default 1000) characters; text is kept as sent,
                       may be empty, up to max (default 100000); min/max bound numbers' values
-  --access <spec>     comma list of method=level; methods ${METHODS.join(', ')};
-                      levels ${LEVELS.join(', ')}
-                      (owner: the creator, or an admin; none: the method has no route)
-                      default ${Object.entries(DEFAULT_ACCESS)
-                        .map(([m, l]) => `${m}=${l}`)
-                        .join(',')}
+  --access <spec>     comma list of method=level (default ${Object.entries(DEFAULT_ACCESS)
+    .map(([m, l]) => `${m}=${l}`)
+    .join(',')}):
+${METHODS.map((m) => `                        ${m.padEnd(7)} ${ALLOWED[m].join(', ')}`).join('\n')}
+                      (owner: the creator, or an admin; every record is owned by its creator)
   --search <fields>   fields q searches (default: the string, text, email and url fields)
   --sort <fields>     fields sort accepts besides createdAt and updatedAt (default: every field but text)
   --default-sort <f>  listing order without sort (default -createdAt)
-  --owner, --no-owner store the creator as owner (default: when a level is owner or create=user)
   --singular <name>   the singular when it is not the name without its s (people → person)
-  --port <n>          the service's port (default: the next after the highest the stack uses)
+  --port <n>          the service's port (default: the next after the highest in services.json)
   --dry-run           list what would be written, write nothing
 
 Example:
@@ -47,7 +48,7 @@ Example:
     --access "create=user,list=public,read=public,update=owner,delete=admin" --search title,isbn`;
 
 const VALUE_OPTIONS = ['fields', 'access', 'search', 'sort', 'default-sort', 'singular', 'port'];
-const FLAG_OPTIONS = ['dry-run', 'owner', 'no-owner', 'help'];
+const FLAG_OPTIONS = ['dry-run', 'help'];
 
 function parseArgs(argv) {
   const positional = [];
@@ -74,7 +75,6 @@ function parseArgs(argv) {
       throw new GeneratorError(`unknown option --${key} (see npm run generate -- --help)`);
     }
   }
-  if (options.owner && options['no-owner']) throw new GeneratorError('--owner and --no-owner contradict each other');
   return { positional, options };
 }
 
@@ -101,7 +101,7 @@ async function main(argv) {
 
   let plan;
   if (command === 'resource') {
-    plan = await planResource(ROOT_DIR, {
+    plan = planResource(ROOT_DIR, {
       name,
       fields: options.fields,
       access: options.access,
@@ -110,13 +110,12 @@ async function main(argv) {
       defaultSort: options['default-sort'],
       singular: options.singular,
       port: options.port,
-      owner: options.owner ? true : options['no-owner'] ? false : undefined,
     });
   } else if (command === 'remove') {
     const allowed = ['dry-run'];
     const stray = Object.keys(options).find((k) => !allowed.includes(k));
     if (stray) throw new GeneratorError(`--${stray} does not apply to remove`);
-    plan = await planRemove(ROOT_DIR, name);
+    plan = planRemove(ROOT_DIR, name);
   } else {
     throw new GeneratorError(`unknown command "${command}": use resource or remove (see npm run generate -- --help)`);
   }
@@ -132,8 +131,8 @@ async function main(argv) {
   if (plan.kind === 'resource') {
     const { names, port } = plan.spec;
     process.stdout.write(
-      `\n${names.plural} (one ${names.human}): services/${names.plural}, on port ${port} (${names.upper}_PORT in npm start), behind the gateway at /${names.plural}.\n` +
-        `Next: npx tsc -b && npx jest services/${names.plural}   (npm start and npm test include it from now on)\n` +
+      `\n${names.plural} (one ${names.human}): services/${names.plural}, on port ${port} (${names.upper}_PORT in npm start, from services.json), behind the gateway at /${names.plural}.\n` +
+        `Next: npm install && npx tsc -b && npx jest services/${names.plural}   (npm start and npm test include it from now on)\n` +
         `Undo: npm run generate -- remove ${names.plural}\n`,
     );
   } else {

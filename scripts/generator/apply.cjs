@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Writes a plan all at once, or not at all: every file is first written beside its target, then
 // renamed into place; if anything fails, what was already changed is put back.
@@ -7,7 +8,7 @@ const path = require('node:path');
 
 /**
  * @param {string} root
- * @param {{ writes: Array<{ path: string, content: string }>, links: Array<{ path: string, target: string }>,
+ * @param {{ writes: Array<{ path: string, content: string, temp?: string }>, links: Array<{ path: string, target: string }>,
  *           unlinks: string[], removeDirs: string[] }} plan
  */
 function applyPlan(root, plan) {

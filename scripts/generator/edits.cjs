@@ -1,147 +1,14 @@
+// @ts-check
 'use strict';
-// The edits a resource makes to files it shares with the rest of the stack, and their undoing.
+// The edits a resource makes to the files it shares with the rest of the stack (compose, the
+// TypeScript project references, npm's lock), and their undoing.
 // Each is a pure function of the file's text; an anchor it cannot find is an error, so a file
 // that was reshaped by hand stops the command before anything is written.
 
 const { GeneratorError } = require('./errors.cjs');
 
-const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 function anchorError(file, what) {
   return new GeneratorError(`cannot find ${what} in ${file}; was it reshaped by hand? Edit it yourself or restore its usual shape`);
-}
-
-/** The level the gateway enforces: `owner` is a user token there; the service checks ownership. */
-const gatewayLevel = (level) => (level === 'owner' ? 'user' : level);
-
-// -----------------------------------------------------------------------------------------------
-// gateway/src/policy.ts: UPSTREAMS and the policy rows
-
-function policyRows(c) {
-  const p = c.names.plural;
-  const row = (method, path, level) => `  { method: '${method}', path: '${path}', level: '${gatewayLevel(level)}', upstream: '${p}' },`;
-  return [
-    c.access.create !== 'none' && row('post', `/${p}`, c.access.create),
-    c.access.list !== 'none' && row('get', `/${p}`, c.access.list),
-    c.access.read !== 'none' && row('get', `/${p}/:id`, c.access.read),
-    c.access.update !== 'none' && row('put', `/${p}/:id`, c.access.update),
-    c.access.update !== 'none' && row('patch', `/${p}/:id`, c.access.update),
-    c.access.delete !== 'none' && row('delete', `/${p}/:id`, c.access.delete),
-  ].filter(Boolean);
-}
-
-const UPSTREAMS_RE = /(export const UPSTREAMS = \{\n)([\s\S]*?)(\n\} as const)/;
-const TABLE_RE = /(export const POLICY_TABLE[^=]*= \[\n)([\s\S]*?)(\n\];)/;
-
-function addToPolicy(text, c, file) {
-  const n = c.names;
-  if (!UPSTREAMS_RE.test(text)) throw anchorError(file, 'the UPSTREAMS object');
-  if (!TABLE_RE.test(text)) throw anchorError(file, 'the POLICY_TABLE array');
-  return text
-    .replace(UPSTREAMS_RE, (_, open, body, close) => `${open}${body}\n  ${n.upstreamKey}: '${n.upper}_URL',${close}`)
-    .replace(TABLE_RE, (_, open, body, close) => `${open}${body}\n${policyRows(c).join('\n')}${close}`);
-}
-
-function removeFromPolicy(text, { plural, upstreamKey }) {
-  const upstreamLine = new RegExp(`^  ${escapeRe(upstreamKey)}: '[A-Z0-9_]+',\\n`, 'm');
-  const rows = new RegExp(`^  \\{ method: '[a-z]+', path: '[^']*', level: '[^']*', upstream: '${escapeRe(plural)}' \\},\\n`, 'gm');
-  return text.replace(UPSTREAMS_RE, (all) => all.replace(upstreamLine, '')).replace(rows, '');
-}
-
-// -----------------------------------------------------------------------------------------------
-// gateway/src/config.ts: the upstream's URL key
-
-const SCHEMA_URL_LINE = /^ {2}[A-Z0-9_]+_URL: upstreamUrl\(\).*\n/gm;
-const TYPE_URL_LINE = /^ {2}[A-Z0-9_]+_URL: string;\n/gm;
-
-function insertAfterLast(text, re, line, file, what) {
-  const matches = [...text.matchAll(re)];
-  const last = matches[matches.length - 1];
-  if (!last) throw anchorError(file, what);
-  const at = last.index + last[0].length;
-  return `${text.slice(0, at)}${line}\n${text.slice(at)}`;
-}
-
-function addToGatewayConfig(text, c, file) {
-  const n = c.names;
-  const schemaLine = `  ${n.upper}_URL: upstreamUrl().default('http://127.0.0.1:${c.port}').description('Base URL of the ${n.plural} service.'),`;
-  const withSchema = insertAfterLast(text, SCHEMA_URL_LINE, schemaLine, file, 'an upstream URL key (…_URL: upstreamUrl()…) in the schema');
-  return insertAfterLast(
-    withSchema,
-    TYPE_URL_LINE,
-    `  ${n.upper}_URL: string;`,
-    file,
-    'an upstream URL key (…_URL: string;) in GatewayConfig',
-  );
-}
-
-function removeFromGatewayConfig(text, { upper }) {
-  return text.replace(new RegExp(`^ {2}${upper}_URL: .*\\n`, 'gm'), '');
-}
-
-// -----------------------------------------------------------------------------------------------
-// scripts/lib/stack.cjs: the SERVICES list that `npm start` and the contract tests launch
-
-/** Index of the bracket closing the one at `open`, skipping strings and comments. */
-function closingBracket(text, open) {
-  const pairs = { '[': ']', '{': '}', '(': ')' };
-  const stack = [];
-  for (let i = open; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '/' && text[i + 1] === '/') i = text.indexOf('\n', i);
-    else if (ch === '/' && text[i + 1] === '*') i = text.indexOf('*/', i) + 1;
-    else if (ch === "'" || ch === '"' || ch === '`') {
-      for (i++; i < text.length && text[i] !== ch; i++) if (text[i] === '\\') i++;
-    } else if (pairs[ch]) stack.push(pairs[ch]);
-    else if (ch === ']' || ch === '}' || ch === ')') {
-      if (stack.pop() !== ch) return -1;
-      if (stack.length === 0) return i;
-    }
-    if (i < 0) return -1;
-  }
-  return -1;
-}
-
-function servicesArray(text, file) {
-  const start = /const SERVICES = \[/.exec(text);
-  if (!start) throw anchorError(file, 'the SERVICES array');
-  const open = start.index + start[0].length - 1;
-  const close = closingBracket(text, open);
-  if (close < 0) throw anchorError(file, 'the end of the SERVICES array');
-  return { open, close };
-}
-
-function addToStack(text, c, file) {
-  const n = c.names;
-  const { close } = servicesArray(text, file);
-  const entry = [
-    '  {',
-    `    name: '${n.plural}',`,
-    `    dir: 'services/${n.plural}',`,
-    `    portEnv: '${n.upper}_PORT',`,
-    `    defaultPort: ${c.port},`,
-    `    urlEnv: '${n.upper}_URL',`,
-    "    secrets: ['PRINCIPAL_SECRET'],",
-    '  },',
-  ].join('\n');
-  // The last entry ends with "}," (or "}" when the file has no trailing commas).
-  const before = text.slice(0, close).replace(/\s*$/, '');
-  return `${before}${before.endsWith('}') ? ',' : ''}\n${entry}\n${text.slice(close)}`;
-}
-
-function removeFromStack(text, { plural }, file) {
-  const { open, close } = servicesArray(text, file);
-  const body = text.slice(open + 1, close);
-  const nameAt = body.search(new RegExp(`name: '${escapeRe(plural)}'`));
-  if (nameAt < 0) return text;
-  const entryOpen = body.lastIndexOf('{', nameAt);
-  const entryClose = closingBracket(body, entryOpen);
-  if (entryOpen < 0 || entryClose < 0) throw anchorError(file, `the ${plural} entry of SERVICES`);
-  const lineStart = body.lastIndexOf('\n', entryOpen) + 1;
-  let end = entryClose + 1;
-  if (body[end] === ',') end++;
-  if (body[end] === '\n') end++;
-  return `${text.slice(0, open + 1)}${body.slice(0, lineStart)}${body.slice(end)}${text.slice(close)}`;
 }
 
 // -----------------------------------------------------------------------------------------------
@@ -153,10 +20,11 @@ function composeBlocks(lines, file) {
   if (top < 0) throw anchorError(file, 'the services: section');
   let end = lines.findIndex((l, i) => i > top && /^\S/.test(l) && !l.startsWith('#'));
   if (end < 0) end = lines.length;
+  /** @type {Array<{ name: string, start: number, end: number }>} */
   const blocks = [];
   for (let i = top + 1; i < end; i++) {
     const m = /^ {2}([A-Za-z0-9_.-]+):\s*$/.exec(lines[i]);
-    if (m) blocks.push({ name: m[1], start: i });
+    if (m) blocks.push({ name: m[1], start: i, end: i });
   }
   blocks.forEach((b, k) => {
     let last = (k + 1 < blocks.length ? blocks[k + 1].start : end) - 1;
@@ -299,33 +167,4 @@ function removeFromLock(text, { plural }, file) {
   });
 }
 
-// -----------------------------------------------------------------------------------------------
-// .env.example: the port variable of `npm start` (documentation only; optional)
-
-const PORT_LINE = /^# [A-Z0-9_]+_PORT=\d+\n/gm;
-
-function addToEnvExample(text, c) {
-  if (!/^# [A-Z0-9_]+_PORT=\d+$/m.test(text)) return text;
-  return insertAfterLast(text, PORT_LINE, `# ${c.names.upper}_PORT=${c.port}`, '.env.example', 'a port line');
-}
-
-const removeFromEnvExample = (text, { upper }) => text.replace(new RegExp(`^# ${upper}_PORT=\\d+\\n`, 'gm'), '');
-
-module.exports = {
-  policyRows,
-  addToPolicy,
-  removeFromPolicy,
-  addToGatewayConfig,
-  removeFromGatewayConfig,
-  addToStack,
-  removeFromStack,
-  addToCompose,
-  removeFromCompose,
-  addToTsconfig,
-  removeFromTsconfig,
-  addToLock,
-  removeFromLock,
-  addToEnvExample,
-  removeFromEnvExample,
-  closingBracket,
-};
+module.exports = { addToCompose, removeFromCompose, addToTsconfig, removeFromTsconfig, addToLock, removeFromLock };

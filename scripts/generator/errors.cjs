@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The one error the generator reports to its user: a clear message, exit code 1, nothing written.
 

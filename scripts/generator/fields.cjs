@@ -1,9 +1,9 @@
+// @ts-check
 'use strict';
-// Field types: how `--fields` is read, and what each type means in the model, the joi schemas,
-// the views and the generated tests.
+// Field types: how `--fields` is read into the field definitions of a resource (FieldDef in
+// @restgate/shared/resource, whose schemas give each type its meaning).
 
 const { GeneratorError } = require('./errors.cjs');
-const { labelOf, constantOf } = require('./names.cjs');
 
 /**
  * - `length`: min/max bound the length; `value`: they bound the number; `none`: not allowed.
@@ -139,46 +139,4 @@ function parseFields(text) {
   return fields;
 }
 
-// -----------------------------------------------------------------------------------------------
-// What the templates need to know about a field
-
-const info = (field) => TYPES[field.type];
-const isStringy = (field) => info(field).ts === 'string' || field.type === 'enum';
-const label = (field) => labelOf(field.name);
-const maxConst = (field) => `${constantOf(field.name)}_MAX`;
-/** Fields whose max length is exported as a constant (TITLE_MAX), as the articles schemas do. */
-const hasMaxConst = (field) => field.type === 'string' || field.type === 'text';
-
-/** `100000` → `100_000`, as written by hand. */
-function numberLiteral(n) {
-  const [int, frac] = String(n).split('.');
-  const sign = int.startsWith('-') ? '-' : '';
-  const digits = int.replace('-', '');
-  const grouped = digits.length > 4 ? digits.replace(/\B(?=(\d{3})+(?!\d))/g, '_') : digits;
-  return `${sign}${grouped}${frac ? `.${frac}` : ''}`;
-}
-
-const quote = (s) => `'${String(s).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-
-/** The model's TypeScript type. */
-function tsType(field) {
-  if (field.type === 'enum') return field.values.map(quote).join(' | ');
-  return info(field).ts;
-}
-
-module.exports = {
-  TYPES,
-  TYPE_NAMES,
-  RESERVED_FIELDS,
-  JS_RESERVED,
-  parseField,
-  parseFields,
-  info,
-  isStringy,
-  label,
-  maxConst,
-  hasMaxConst,
-  numberLiteral,
-  quote,
-  tsType,
-};
+module.exports = { TYPES, TYPE_NAMES, RESERVED_FIELDS, JS_RESERVED, parseField, parseFields };

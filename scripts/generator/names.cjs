@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Every spelling of a resource's name that the generated code uses, derived from its plural
 // kebab-case name ("books", "blog-posts") and, when English is irregular, a given singular.
@@ -51,23 +52,9 @@ function namesOf(plural, singular = singularOf(plural)) {
     /** Prose: "blog post", "blog posts", "a blog post". */
     human,
     humanPlural,
-    a: `${indefinite(singular)} ${human}`,
-    /** Builders: "aBlogPost", "anArticle". */
-    builder: `${indefinite(singular)}${pascal(singular)}`,
-    /** The upstream key in the gateway's UPSTREAMS: quoted when it is not an identifier. */
-    upstreamKey: plural.includes('-') ? `'${plural}'` : plural,
+    /** "a" or "an", for the singular. */
+    article: indefinite(singular),
   };
 }
 
-/** "publishedAt" → "Published at" (descriptions and builder values). */
-function labelOf(field) {
-  const spaced = field.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-  return capitalize(spaced);
-}
-
-/** "publishedAt" → "PUBLISHED_AT" (constants such as TITLE_MAX). */
-function constantOf(field) {
-  return field.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
-}
-
-module.exports = { namesOf, singularOf, labelOf, constantOf, capitalize };
+module.exports = { namesOf, singularOf, capitalize };

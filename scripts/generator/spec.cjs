@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Turns the command line of `generate resource` into a checked resource spec. Everything that can
 // be wrong with the request is found here, before anything is rendered or written.
@@ -7,7 +8,15 @@ const { parseFields, TYPES, JS_RESERVED } = require('./fields.cjs');
 const { namesOf } = require('./names.cjs');
 
 const METHODS = ['create', 'list', 'read', 'update', 'delete'];
-const LEVELS = ['public', 'user', 'owner', 'admin', 'master', 'none'];
+const LEVELS = ['public', 'user', 'owner', 'admin', 'master'];
+/** The levels each method may have (ResourceAccess in @restgate/shared/resource). */
+const ALLOWED = {
+  create: ['user', 'admin'],
+  list: ['public', 'user', 'admin', 'master'],
+  read: ['public', 'user', 'owner', 'admin', 'master'],
+  update: ['user', 'owner', 'admin'],
+  delete: ['user', 'owner', 'admin'],
+};
 /** The articles service's levels: what a resource gets for a method `--access` leaves out. */
 const DEFAULT_ACCESS = { create: 'user', list: 'public', read: 'public', update: 'owner', delete: 'owner' };
 
@@ -34,18 +43,19 @@ const RESERVED_NAMES = [
   'dist',
 ];
 
-/** Names the generated code already uses for its own variables: a resource called so would clash. */
+/** Words of articles' code that the copy would turn into clashes (articleResource → <name>Resource …). */
 const TEMPLATE_NAMES = new Set(
   (
-    'admin api app body call changes config count created db deps doc docs error errors expected field fields headers id ids ' +
-    'input item items joi key limit links list logger marker mongo name next now other owner page params path principal problem ' +
-    'query reply request res result route routes rows schema sort stack start stop stored svc tags test token update updated url ' +
-    'user value values view'
+    'a admin api app asStored bad body call changes config count created db deps doc docs error errors expected field fields form ' +
+    'headers id ids input item items joi json key level limit links list logger marker match missing mongo name next now other ' +
+    'owner page params path principal problem query reply request res resource rest result route routes rows schema schemas ' +
+    'service shown sort stack start stop stored svc tags test token update updated url user value values view'
   ).split(' '),
 );
 
 const SEARCHABLE_TYPES = Object.keys(TYPES).filter((t) => TYPES[t].searchable);
-const MARKER_LENGTH = 14; // aMarker(): "mk" + 12 hex digits
+/** The service's tests write a unique marker of up to this many characters into one searchable text field. */
+const MARKER_ROOM = 40;
 
 function parseAccess(text) {
   const access = { ...DEFAULT_ACCESS };
@@ -64,12 +74,12 @@ function parseAccess(text) {
     seen.add(method);
     access[method] = level;
   }
-  for (const method of ['create', 'list']) {
-    if (access[method] === 'owner') {
-      throw new GeneratorError(`${method}=owner is not a level: owner applies to one record (read, update, delete); use user or admin`);
+  for (const method of METHODS) {
+    if (!ALLOWED[method].includes(access[method])) {
+      const why = method === 'create' ? ' (the creator becomes the owner, so it must be a user)' : '';
+      throw new GeneratorError(`${method}=${access[method]} is not allowed${why}: use one of ${ALLOWED[method].join(', ')}`);
     }
   }
-  if (METHODS.every((m) => access[m] === 'none')) throw new GeneratorError('--access leaves no method: every one is none');
   return access;
 }
 
@@ -112,45 +122,14 @@ function checkName(name, singular) {
 }
 
 /**
- * @param {object} options  the command line: name, fields, access, search, sort, defaultSort, owner (true/false/undefined), singular, port
- * @returns the spec every template reads
+ * @param {{ name?: string, fields?: string, access?: string, search?: string, sort?: string, defaultSort?: string, singular?: string, port?: string }} options  the command line
+ * @returns the resource definition's content, and the port
  */
 function buildSpec(options) {
   const names = checkName(options.name, options.singular);
   const fields = parseFields(options.fields);
   const byName = new Map(fields.map((f) => [f.name, f]));
-  // Each field is also a const in the schemas file, next to these.
-  const schemaNames = [
-    names.camel,
-    names.camelPlural,
-    'listingQuerySchema',
-    'listingSpecOf',
-    `${names.camel}Resource`,
-    `create${names.pascal}Body`,
-    `update${names.pascal}Body`,
-    `${names.camel}Params`,
-    `list${names.pascalPlural}Query`,
-    `${names.camel}ViewSchema`,
-    `${names.camel}RowSchema`,
-    `${names.camel}ListingSchema`,
-  ];
-  const clash = fields.find((f) => schemaNames.includes(f.name));
-  if (clash) throw new GeneratorError(`field "${clash.name}" would clash with a name the generated code uses; choose another field name`);
   const access = parseAccess(options.access);
-
-  const ownerLevels = METHODS.filter((m) => access[m] === 'owner');
-  if (options.owner === false && ownerLevels.length > 0) {
-    throw new GeneratorError(
-      `--no-owner, but ${ownerLevels.map((m) => `${m}=owner`).join(', ')} needs the owner: choose another level or drop --no-owner`,
-    );
-  }
-  const owner = options.owner ?? (ownerLevels.length > 0 || access.create === 'user');
-  if (owner && !['user', 'admin'].includes(access.create)) {
-    const why = ownerLevels.length ? `${ownerLevels.map((m) => `${m}=owner`).join(', ')} needs` : '--owner needs';
-    throw new GeneratorError(
-      `${why} an owner, and the owner is the user who creates the record: set create=user (or create=admin), or --no-owner`,
-    );
-  }
 
   const searchable =
     parseList(options.search, '--search') ?? fields.filter((f) => ['string', 'text', 'email', 'url'].includes(f.type)).map((f) => f.name);
@@ -166,18 +145,13 @@ function buildSpec(options) {
   if (searchable.length === 0) {
     throw new GeneratorError(`nothing for q to search: add a field of type string, text, email or url, or name one with --search`);
   }
-  // The generated tests find their own records by a unique marker searched with q.
+  // The service's tests find their own records by a unique marker searched with q.
   const markerField = searchable
     .map((name) => byName.get(name))
-    .find(
-      (f) =>
-        (['string', 'text'].includes(f.type) && f.max >= MARKER_LENGTH) ||
-        (f.type === 'email' && f.max >= MARKER_LENGTH + 12) ||
-        (f.type === 'url' && f.max >= MARKER_LENGTH + 20),
-    );
+    .find((f) => ['string', 'text'].includes(f.type) && f.max >= MARKER_ROOM && f.min <= 14);
   if (!markerField) {
     throw new GeneratorError(
-      `--search needs a string or text field of at least ${MARKER_LENGTH} characters (or an email or url field): the generated tests search their records by a unique word`,
+      `--search needs a string or text field that takes ${MARKER_ROOM} characters (max=${MARKER_ROOM} or more, min=14 or less): the service's tests search their records by a unique word`,
     );
   }
 
@@ -206,7 +180,7 @@ function buildSpec(options) {
       throw new GeneratorError(`--port ${options.port} is not a port number from 1024 to 65535`);
   }
 
-  return { names, fields, access, owner, searchable, sortable, defaultSort, markerField: markerField.name, port };
+  return { names, fields, access, searchable, sortable, defaultSort, port };
 }
 
-module.exports = { buildSpec, checkName, parseAccess, METHODS, LEVELS, DEFAULT_ACCESS, RESERVED_NAMES };
+module.exports = { buildSpec, checkName, parseAccess, METHODS, LEVELS, ALLOWED, DEFAULT_ACCESS, RESERVED_NAMES };

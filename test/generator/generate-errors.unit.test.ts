@@ -34,69 +34,71 @@ describe('generate resource: refused requests change nothing', () => {
       ['resource', 'articles', '--fields', FIELDS],
       /"articles" already exists \(services\/articles\/.*remove it first/,
     ],
-    ['a field without a type', ['resource', 'books', '--fields', 'title'], /field "title" has no type/],
-    ['an empty field in the list', ['resource', 'books', '--fields', 'title:string,,pages:integer'], /field 2 of --fields is empty/],
+    ['a field without a type', ['resource', 'novels', '--fields', 'title'], /field "title" has no type/],
+    ['an empty field in the list', ['resource', 'novels', '--fields', 'title:string,,pages:integer'], /field 2 of --fields is empty/],
     [
       'an unknown type',
-      ['resource', 'books', '--fields', 'title:strin'],
+      ['resource', 'novels', '--fields', 'title:strin'],
       /unknown type "strin" for field "title" \(known: string, text, integer/,
     ],
-    ['an unknown modifier', ['resource', 'books', '--fields', 'title:string:unique'], /unknown modifier "unique"/],
-    ['a max that is not a number', ['resource', 'books', '--fields', 'title:string:max=lots'], /max=lots is not an integer/],
-    ['min above max', ['resource', 'books', '--fields', 'title:string:min=5:max=3'], /min \(5\) is greater than max \(3\)/],
-    ['max on a boolean', ['resource', 'books', '--fields', 'title:string,done:boolean:max=1'], /max= does not apply to type boolean/],
-    ['a bad enum', ['resource', 'books', '--fields', 'title:string,status:enum(a b|c)'], /enum values must be/],
-    ['a field named twice', ['resource', 'books', '--fields', 'title:string,title:text'], /field "title" is given twice/],
-    ['a reserved field name', ['resource', 'books', '--fields', 'title:string,createdAt:date'], /field name "createdAt" is reserved/],
+    ['an unknown modifier', ['resource', 'novels', '--fields', 'title:string:unique'], /unknown modifier "unique"/],
+    ['a max that is not a number', ['resource', 'novels', '--fields', 'title:string:max=lots'], /max=lots is not an integer/],
+    ['min above max', ['resource', 'novels', '--fields', 'title:string:min=5:max=3'], /min \(5\) is greater than max \(3\)/],
+    ['max on a boolean', ['resource', 'novels', '--fields', 'title:string,done:boolean:max=1'], /max= does not apply to type boolean/],
+    ['a bad enum', ['resource', 'novels', '--fields', 'title:string,status:enum(a b|c)'], /enum values must be/],
+    ['a field named twice', ['resource', 'novels', '--fields', 'title:string,title:text'], /field "title" is given twice/],
+    ['a reserved field name', ['resource', 'novels', '--fields', 'title:string,createdAt:date'], /field name "createdAt" is reserved/],
     [
       'a field name that is a keyword',
-      ['resource', 'books', '--fields', 'title:string,delete:boolean'],
+      ['resource', 'novels', '--fields', 'title:string,delete:boolean'],
       /"delete" is a JavaScript reserved word/,
     ],
-    ['an invalid field name', ['resource', 'books', '--fields', 'title:string,Pages:integer'], /invalid field name "Pages"/],
-    ['no --fields', ['resource', 'books'], /--fields is required/],
+    ['an invalid field name', ['resource', 'novels', '--fields', 'title:string,Pages:integer'], /invalid field name "Pages"/],
+    ['no --fields', ['resource', 'novels'], /--fields is required/],
     [
       'an unknown access level',
-      ['resource', 'books', '--fields', FIELDS, '--access', 'create=everyone'],
+      ['resource', 'novels', '--fields', FIELDS, '--access', 'create=everyone'],
       /unknown access level "everyone" for create/,
     ],
-    ['an unknown method', ['resource', 'books', '--fields', FIELDS, '--access', 'publish=user'], /unknown method "publish"/],
-    ['owner on create', ['resource', 'books', '--fields', FIELDS, '--access', 'create=owner'], /create=owner is not a level/],
+    ['an unknown method', ['resource', 'novels', '--fields', FIELDS, '--access', 'publish=user'], /unknown method "publish"/],
+    ['owner on create', ['resource', 'novels', '--fields', FIELDS, '--access', 'create=owner'], /create=owner is not allowed/],
     [
-      'every method none',
-      ['resource', 'books', '--fields', FIELDS, '--access', 'create=none,list=none,read=none,update=none,delete=none'],
-      /no method/,
+      'a public create',
+      ['resource', 'novels', '--fields', FIELDS, '--access', 'create=public'],
+      /create=public is not allowed \(the creator/,
+    ],
+    ['owner on list', ['resource', 'novels', '--fields', FIELDS, '--access', 'list=owner'], /list=owner is not allowed: use one of public/],
+    ['none (no route)', ['resource', 'novels', '--fields', FIELDS, '--access', 'delete=none'], /unknown access level "none"/],
+    ['the dropped --no-owner', ['resource', 'novels', '--fields', FIELDS, '--no-owner'], /unknown option --no-owner/],
+    [
+      'no text field for the tests to mark',
+      ['resource', 'novels', '--fields', 'title:string:max=20'],
+      /--search needs a string or text field that takes 40 characters/,
     ],
     [
-      'owner with no user creating',
-      ['resource', 'books', '--fields', FIELDS, '--access', 'create=public,update=owner'],
-      /update=owner, delete=owner needs an owner.*create=user/,
+      'search on a number',
+      ['resource', 'novels', '--fields', `${FIELDS},pages:integer`, '--search', 'pages'],
+      /"pages" is of type integer/,
     ],
-    [
-      'owner with --no-owner',
-      ['resource', 'books', '--fields', FIELDS, '--no-owner'],
-      /--no-owner, but update=owner, delete=owner needs the owner/,
-    ],
-    ['search on a number', ['resource', 'books', '--fields', `${FIELDS},pages:integer`, '--search', 'pages'], /"pages" is of type integer/],
     [
       'search on an unknown field',
-      ['resource', 'books', '--fields', FIELDS, '--search', 'isbn'],
+      ['resource', 'novels', '--fields', FIELDS, '--search', 'isbn'],
       /--search names "isbn", which is not a field/,
     ],
-    ['nothing to search', ['resource', 'books', '--fields', 'pages:integer'], /nothing for q to search/],
-    ['sort on an unknown field', ['resource', 'books', '--fields', FIELDS, '--sort', 'rating'], /--sort names "rating"/],
+    ['nothing to search', ['resource', 'novels', '--fields', 'pages:integer'], /nothing for q to search/],
+    ['sort on an unknown field', ['resource', 'novels', '--fields', FIELDS, '--sort', 'rating'], /--sort names "rating"/],
     [
       'a default sort that is not sortable',
-      ['resource', 'books', '--fields', `${FIELDS},body:text`, '--default-sort', 'body'],
+      ['resource', 'novels', '--fields', `${FIELDS},body:text`, '--default-sort', 'body'],
       /default sort "body" must be a sortable field/,
     ],
-    ['a port the stack uses', ['resource', 'books', '--fields', FIELDS, '--port', '9001'], /port 9001 is already used/],
-    ['a port that is no port', ['resource', 'books', '--fields', FIELDS, '--port', '99999'], /--port 99999 is not a port number/],
-    ['an unknown option', ['resource', 'books', '--fields', FIELDS, '--colour', 'blue'], /unknown option --colour/],
-    ['an option without its value', ['resource', 'books', '--fields'], /--fields needs a value/],
+    ['a port the stack uses', ['resource', 'novels', '--fields', FIELDS, '--port', '9001'], /port 9001 is already used/],
+    ['a port that is no port', ['resource', 'novels', '--fields', FIELDS, '--port', '99999'], /--port 99999 is not a port number/],
+    ['an unknown option', ['resource', 'novels', '--fields', FIELDS, '--colour', 'blue'], /unknown option --colour/],
+    ['an option without its value', ['resource', 'novels', '--fields'], /--fields needs a value/],
     ['an irregular plural', ['resource', 'sheep', '--fields', FIELDS], /cannot tell the singular of "sheep".*--singular/],
     ['a name the generated code uses', ['resource', 'owners', '--fields', FIELDS], /"owner" would clash/],
-    ['an unknown command', ['scaffold', 'books'], /unknown command "scaffold"/],
+    ['an unknown command', ['scaffold', 'novels'], /unknown command "scaffold"/],
   ])('when the request has %s, then it stops with a message', (_what, args, message) => {
     expectRefused(args, message);
   });
@@ -115,16 +117,16 @@ describe('generate resource: refused requests change nothing', () => {
     },
   );
 
-  test('when a shared file was reshaped by hand (no SERVICES list), then it stops naming the file, and nothing is written', () => {
-    const file = path.join(copy, 'scripts', 'lib', 'stack.cjs');
+  test('when a shared file was reshaped by hand (no services list in services.json), then it stops naming the file, and nothing is written', () => {
+    const file = path.join(copy, 'services.json');
     const original = fs.readFileSync(file, 'utf8');
-    fs.writeFileSync(file, original.replace('const SERVICES = [', 'const UPSTREAM_SERVICES = ['));
+    fs.writeFileSync(file, original.replace('"services": [', '"upstreams": ['));
     const reshaped = treeHash(copy);
     try {
-      const res = generate(copy, ['resource', 'books', '--fields', FIELDS]);
+      const res = generate(copy, ['resource', 'novels', '--fields', FIELDS]);
 
       expect(res.status).toBe(1);
-      expect(res.stderr).toMatch(/cannot find the SERVICES array in scripts\/lib\/stack\.cjs/);
+      expect(res.stderr).toMatch(/services\.json has no gateway and services/);
       expect(treeHash(copy)).toBe(reshaped);
     } finally {
       fs.writeFileSync(file, original);
@@ -145,9 +147,9 @@ describe('generate remove: refused requests change nothing', () => {
 
 describe('generate --dry-run, then for real, then remove', () => {
   // The README's example.
-  const books = [
+  const novels = [
     'resource',
-    'books',
+    'novels',
     '--fields',
     'title:string:required:max=200,pages:integer:min=1,published:boolean,isbn:string,status:enum(draft|published)',
     '--access',
@@ -157,53 +159,45 @@ describe('generate --dry-run, then for real, then remove', () => {
   ];
 
   test('when --dry-run is given, then it lists what it would write and writes nothing', () => {
-    const res = generate(copy, [...books, '--dry-run']);
+    const res = generate(copy, [...novels, '--dry-run']);
 
     expect(res.status).toBe(0);
     expect(res.stdout).toMatch(/^Dry run: nothing written/);
-    expect(res.stdout).toContain('create  services/books/src/http/book.routes.ts');
-    expect(res.stdout).toContain('create  services/books/test/book.create.test.ts');
-    const shared = [
-      'gateway/src/policy.ts',
-      'gateway/src/config.ts',
-      'scripts/lib/stack.cjs',
-      'docker-compose.yml',
-      'tsconfig.json',
-      'package-lock.json',
-      'README.md',
-    ];
-    for (const file of shared) {
-      expect(res.stdout).toContain(`edit    ${file}`);
-    }
+    expect(res.stdout).toContain('create  services/novels/src/http/novel.routes.ts');
+    expect(res.stdout).toContain('create  services/novels/test/novel.create.test.ts');
+    const edited = res.stdout.split('\n').filter((line) => line.startsWith('edit '));
+    expect(edited.map((line) => line.slice('edit    '.length)).sort()).toEqual(
+      ['docker-compose.yml', 'node_modules/.package-lock.json', 'package-lock.json', 'services.json', 'tsconfig.json'].sort(),
+    );
     expect(treeHash(copy)).toBe(pristine);
   });
 
   test('when a resource is generated and removed again, then the tree is exactly as before', () => {
-    const created = generate(copy, books);
+    const created = generate(copy, novels);
     expect(created.status).toBe(0);
-    expect(fs.existsSync(path.join(copy, 'services', 'books', 'src', 'start.ts'))).toBe(true);
-    expect(fs.readlinkSync(path.join(copy, 'node_modules', '@restgate', 'books'))).toBe('../../services/books');
+    expect(fs.existsSync(path.join(copy, 'services', 'novels', 'src', 'start.ts'))).toBe(true);
+    expect(fs.readlinkSync(path.join(copy, 'node_modules', '@restgate', 'novels'))).toBe('../../services/novels');
     expect(treeHash(copy)).not.toBe(pristine);
 
-    const dryRemoval = generate(copy, ['remove', 'books', '--dry-run']);
-    expect(dryRemoval.stdout).toContain('remove  services/books/');
-    const removed = generate(copy, ['remove', 'books']);
+    const dryRemoval = generate(copy, ['remove', 'novels', '--dry-run']);
+    expect(dryRemoval.stdout).toContain('remove  services/novels/');
+    const removed = generate(copy, ['remove', 'novels']);
 
     expect(removed.status).toBe(0);
-    expect(removed.stdout).toContain('unlink  node_modules/@restgate/books');
+    expect(removed.stdout).toContain('unlink  node_modules/@restgate/novels');
     expect(treeHash(copy)).toBe(pristine);
   });
 
   test('when the same name is generated twice, then the second run stops and the first stays whole', () => {
-    expect(generate(copy, books).status).toBe(0);
+    expect(generate(copy, novels).status).toBe(0);
     const once = treeHash(copy);
 
-    const again = generate(copy, books);
+    const again = generate(copy, novels);
 
     expect(again.status).toBe(1);
-    expect(again.stderr).toMatch(/"books" already exists/);
+    expect(again.stderr).toMatch(/"novels" already exists/);
     expect(treeHash(copy)).toBe(once);
-    expect(generate(copy, ['remove', 'books']).status).toBe(0);
+    expect(generate(copy, ['remove', 'novels']).status).toBe(0);
     expect(treeHash(copy)).toBe(pristine);
   });
 });

@@ -1,4 +1,5 @@
-/** The generator's pure parts: names, field specs, shared-file edits, and the all-or-nothing write. */
+/** The generator's pure parts: names, field specs, renaming, the written definition, shared-file edits, and the all-or-nothing write. */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,9 +13,9 @@ interface Names {
   pascalPlural: string;
   upper: string;
   snake: string;
-  a: string;
-  builder: string;
-  upstreamKey: string;
+  human: string;
+  humanPlural: string;
+  article: string;
 }
 interface Field {
   name: string;
@@ -34,16 +35,27 @@ interface Plan {
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { namesOf } = require('../../scripts/generator/names.cjs') as { namesOf: (plural: string, singular?: string) => Names };
 const { parseFields } = require('../../scripts/generator/fields.cjs') as { parseFields: (spec: string) => Field[] };
-const edits = require('../../scripts/generator/edits.cjs') as Record<string, (text: string, c: unknown, file?: string) => string> & {
-  closingBracket: (text: string, open: number) => number;
+const edits = require('../../scripts/generator/edits.cjs') as Record<
+  string,
+  (text: string, c: unknown, file?: string, pkg?: unknown) => string
+>;
+const { renameInSource, renamePath } = require('../../scripts/generator/rename.cjs') as {
+  renameInSource: (source: string, names: Names) => string;
+  renamePath: (rel: string, names: Names) => string;
+};
+const { renderDefinition } = require('../../scripts/generator/definition.cjs') as { renderDefinition: (spec: unknown) => string };
+const { buildSpec } = require('../../scripts/generator/spec.cjs') as { buildSpec: (options: Record<string, string>) => unknown };
+const registry = require('../../scripts/generator/registry.cjs') as {
+  parseRegistry: (text: string) => unknown;
+  serialize: (registry: unknown) => string;
 };
 const { applyPlan } = require('../../scripts/generator/apply.cjs') as { applyPlan: (root: string, plan: Plan) => void };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 describe('namesOf', () => {
   test.each([
-    ['books', '', { singular: 'book', pascal: 'Book', camelPlural: 'books', upper: 'BOOKS', a: 'a book', builder: 'aBook' }],
-    ['articles', '', { singular: 'article', pascal: 'Article', a: 'an article', builder: 'anArticle', snake: 'article' }],
+    ['books', '', { singular: 'book', pascal: 'Book', camelPlural: 'books', upper: 'BOOKS', article: 'a', human: 'book' }],
+    ['articles', '', { singular: 'article', pascal: 'Article', article: 'an', snake: 'article' }],
     ['categories', '', { singular: 'category', pascalPlural: 'Categories' }],
     ['boxes', '', { singular: 'box', camel: 'box' }],
     [
@@ -55,10 +67,10 @@ describe('namesOf', () => {
         pascalPlural: 'BlogPosts',
         upper: 'BLOG_POSTS',
         snake: 'blog_post',
-        upstreamKey: "'blog-posts'",
+        human: 'blog post',
       },
     ],
-    ['people', ' (--singular person)', { singular: 'person', pascal: 'Person', camelPlural: 'people', builder: 'aPerson' }],
+    ['people', ' (--singular person)', { singular: 'person', pascal: 'Person', camelPlural: 'people', human: 'person' }],
   ])('when the name is %s%s, then every spelling follows', (plural, singular, expected) => {
     const given = /--singular (\S+)\)/.exec(singular)?.[1];
     expect(namesOf(plural, given)).toMatchObject({ plural, ...expected });
@@ -77,57 +89,86 @@ describe('parseFields', () => {
   });
 });
 
-describe('shared-file edits', () => {
-  const c = {
-    names: { plural: 'books', upper: 'BOOKS', upstreamKey: 'books' },
-    port: 9004,
-    access: { create: 'user', list: 'public', read: 'owner', update: 'none', delete: 'admin' },
-  };
-  const stack = [
-    "// a [bracket] in a comment, and one in a string: ']'",
-    'const SERVICES = [',
-    '  {',
-    "    name: 'articles',",
-    "    secrets: ['PRINCIPAL_SECRET'],",
-    '  },',
-    '];',
-    'const GATEWAY = {};',
-    '',
+describe('renameInSource', () => {
+  const source = [
+    "import { createArticleRepository } from './data/article.repository';",
+    '// The articles app: an article per request.',
+    "const notFound = () => errors.notFound('No article with this id.', 'article_not_found');",
+    'const path = `/articles/${article.id}?q=${ARTICLES_COLLECTION}`;',
+    'const re = /rel="([^"]+)"/; // a quote inside a regex is not a string',
+    'const body = anArticle({ title: "An article" });',
   ].join('\n');
 
-  test('when a service is added to the SERVICES list and removed again, then the file is as it was', () => {
-    const added = edits.addToStack!(stack, c, 'stack.cjs');
-
-    expect(added).toContain("  {\n    name: 'books',\n    dir: 'services/books',\n    portEnv: 'BOOKS_PORT',\n    defaultPort: 9004,");
-    expect(added.indexOf("name: 'books'")).toBeLessThan(added.indexOf('];'));
-    expect(edits.removeFromStack!(added, { plural: 'books' }, 'stack.cjs')).toBe(stack);
+  test('when the name is one word, then code, paths and prose all take it, with the right indefinite article', () => {
+    expect(renameInSource(source, namesOf('books'))).toBe(
+      [
+        "import { createBookRepository } from './data/book.repository';",
+        '// The books app: a book per request.',
+        "const notFound = () => errors.notFound('No book with this id.', 'book_not_found');",
+        'const path = `/books/${book.id}?q=${BOOKS_COLLECTION}`;',
+        'const re = /rel="([^"]+)"/; // a quote inside a regex is not a string',
+        'const body = aBook({ title: "A book" });',
+      ].join('\n'),
+    );
   });
 
-  test('when brackets sit in strings and comments, then the matching one is still found', () => {
-    const text = '[ \'a]\', /* ] */ { b: "[" }, // ]\n c ]';
-
-    expect(edits.closingBracket(text, 0)).toBe(text.length - 1);
+  test('when the name has two words, then identifiers are camelCase, paths kebab-case, codes snake_case and prose words', () => {
+    expect(renameInSource(source, namesOf('blog-posts'))).toBe(
+      [
+        "import { createBlogPostRepository } from './data/blog-post.repository';",
+        '// The blog posts app: a blog post per request.',
+        "const notFound = () => errors.notFound('No blog post with this id.', 'blog_post_not_found');",
+        'const path = `/blog-posts/${blogPost.id}?q=${BLOG_POSTS_COLLECTION}`;',
+        'const re = /rel="([^"]+)"/; // a quote inside a regex is not a string',
+        'const body = aBlogPost({ title: "A blog post" });',
+      ].join('\n'),
+    );
   });
 
-  test('when policy rows are added, then owner becomes user at the gateway, none adds no row, and removal restores the file', () => {
-    const policy = [
-      'export const UPSTREAMS = {',
-      "  articles: 'ARTICLES_URL',",
-      '} as const satisfies Record<string, keyof GatewayConfig>;',
-      '',
-      'export const POLICY_TABLE: readonly PolicyRow[] = [',
-      "  { method: 'get', path: '/articles', level: 'public', upstream: 'articles' },",
-      '];',
-      '',
-    ].join('\n');
+  test('when a path names the resource, then its folder and file names follow', () => {
+    expect(renamePath('test/article.list.test.ts', namesOf('blog-posts'))).toBe('test/blog-post.list.test.ts');
+    expect(renamePath('src/domain/list-articles.ts', namesOf('blog-posts'))).toBe('src/domain/list-blog-posts.ts');
+  });
+});
 
-    const added = edits.addToPolicy!(policy, c, 'policy.ts');
+describe('renderDefinition', () => {
+  test('when fields and options are given, then the definition states them, leaving out what is a default', () => {
+    const spec = buildSpec({
+      name: 'books',
+      fields: 'title:string:required:max=200,pages:integer:min=1,notes:text:max=100000,status:enum(draft|done)',
+      access: 'delete=admin',
+      search: 'title',
+      'default-sort': 'title',
+    });
 
-    expect(added).toContain("  books: 'BOOKS_URL',\n} as const");
-    expect(added).toContain("  { method: 'get', path: '/books/:id', level: 'user', upstream: 'books' },");
-    expect(added).toContain("  { method: 'delete', path: '/books/:id', level: 'admin', upstream: 'books' },\n];");
-    expect(added).not.toMatch(/method: '(put|patch)', path: '\/books/);
-    expect(edits.removeFromPolicy!(added, { plural: 'books', upstreamKey: 'books' })).toBe(policy);
+    const text = renderDefinition({ ...(spec as object), defaultSort: 'title' });
+
+    expect(text).toContain("export const bookResource = defineResource({\n  name: 'books',\n  singular: 'book',");
+    expect(text).toContain("    title: { type: 'string', required: true, max: 200 },");
+    expect(text).toContain("    pages: { type: 'integer', min: 1 },");
+    expect(text).toContain("    notes: { type: 'text' },");
+    expect(text).toContain("    status: { type: 'enum', values: ['draft', 'done'] },");
+    expect(text).toContain("  searchable: ['title'],");
+    expect(text).toContain("  access: { create: 'user', list: 'public', read: 'public', update: 'owner', delete: 'admin' },");
+  });
+});
+
+describe('shared-file edits', () => {
+  const c = { names: { plural: 'books', upper: 'BOOKS' }, port: 9004 };
+
+  test('when services.json is read and written back, then it is byte for byte the same', () => {
+    const text = fs.readFileSync(path.join(__dirname, '..', '..', 'services.json'), 'utf8');
+
+    expect(registry.serialize(registry.parseRegistry(text))).toBe(text);
+  });
+
+  test('when a project reference is added and removed, then tsconfig.json is as it was', () => {
+    const tsconfig = '{\n  "files": [],\n  "references": [\n    { "path": "shared" },\n    { "path": "services/articles" }\n  ]\n}\n';
+
+    const added = edits.addToTsconfig!(tsconfig, c, 'tsconfig.json');
+
+    expect(added).toContain('    { "path": "services/articles" },\n    { "path": "services/books" }\n  ]');
+    expect(edits.removeFromTsconfig!(added, { plural: 'books' }, 'tsconfig.json')).toBe(tsconfig);
   });
 });
 
@@ -168,4 +209,26 @@ describe('applyPlan', () => {
     expect(fs.readFileSync(path.join(dir, 'services', 'books', 'src', 'start.ts'), 'utf8')).toBe('start\n');
     expect(fs.readdirSync(path.join(dir, 'services'))).toEqual(['books']);
   });
+});
+
+describe("the generator's own code", () => {
+  const root = path.join(__dirname, '..', '..');
+  const sources = [
+    'scripts/generate.cjs',
+    ...fs
+      .readdirSync(path.join(root, 'scripts', 'generator'))
+      .filter((f) => f.endsWith('.cjs'))
+      .map((f) => `scripts/generator/${f}`),
+  ];
+
+  test('when read, then every file asks to be type-checked (// @ts-check)', () => {
+    expect(sources.filter((file) => !/^(#!.*\n)?\/\/ @ts-check\n/.test(fs.readFileSync(path.join(root, file), 'utf8')))).toEqual([]);
+  });
+
+  test('when type-checked (tsc -p scripts/generator), then there is nothing to report', () => {
+    const res = spawnSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'scripts/generator'], { cwd: root, encoding: 'utf8' });
+
+    expect(res.stdout + res.stderr).toBe('');
+    expect(res.status).toBe(0);
+  }, 60_000);
 });

@@ -4,6 +4,7 @@
  * the compiled `api` (dist/api.js) for its policy table. Data only: nothing here connects or starts.
  */
 import { defineSpec, type ServiceApi } from '@restgate/shared';
+import { routeLevel } from '@restgate/shared/resource';
 import {
   articleListingSchema,
   articleParams,
@@ -13,6 +14,7 @@ import {
   updateArticleBody,
   type UpdateArticleBody,
 } from './http/article.schemas';
+import { articleResource } from './resource';
 
 const tags = ['articles'];
 const problem = (description: string) => ({ description });
@@ -22,7 +24,7 @@ const update = (method: 'put' | 'patch') =>
   defineSpec<UpdateArticleBody, Record<string, never>, { id: string }>({
     method,
     path: '/articles/:id',
-    level: 'user',
+    level: routeLevel(articleResource.access.update),
     summary: 'Update an article (owner or admin); omitted fields stay as they are',
     tags,
     schemas: { body: updateArticleBody, params: articleParams },
@@ -39,7 +41,7 @@ export const articlesApi = {
   createArticle: defineSpec({
     method: 'post',
     path: '/articles',
-    level: 'user',
+    level: routeLevel(articleResource.access.create),
     summary: 'Create an article owned by the caller',
     tags,
     schemas: { body: createArticleBody },
@@ -48,7 +50,7 @@ export const articlesApi = {
   listArticles: defineSpec({
     method: 'get',
     path: '/articles',
-    level: 'public',
+    level: routeLevel(articleResource.access.list),
     summary: 'List articles: q, page, limit, sort, fields',
     tags,
     schemas: { query: listArticlesQuery },
@@ -57,7 +59,7 @@ export const articlesApi = {
   getArticle: defineSpec({
     method: 'get',
     path: '/articles/:id',
-    level: 'public',
+    level: routeLevel(articleResource.access.read),
     summary: 'Get an article',
     tags,
     schemas: { params: articleParams },
@@ -68,7 +70,7 @@ export const articlesApi = {
   deleteArticle: defineSpec({
     method: 'delete',
     path: '/articles/:id',
-    level: 'user',
+    level: routeLevel(articleResource.access.delete),
     summary: 'Delete an article (owner or admin)',
     tags,
     schemas: { params: articleParams },

@@ -1,6 +1,7 @@
 import type { Express } from 'express';
-import { applyPolicy, createHttpApp, type Logger, type ReadinessCheck, type RouteDef } from '@restgate/shared';
+import { applyPolicy, createHttpApp, type Logger, type MongoHandle, type ReadinessCheck, type RouteDef } from '@restgate/shared';
 import type { ArticlesConfig } from './config';
+import { createArticleRepository } from './data/article.repository';
 import type { ArticleRepository } from './domain/article.model';
 import { articleRoutes } from './http/article.routes';
 
@@ -24,4 +25,18 @@ export function createApp(deps: AppDeps): Express {
     readiness: deps.readiness,
     bodyLimit: deps.config.BODY_LIMIT,
   });
+}
+
+export interface ArticlesDeps {
+  config: AppDeps['config'];
+  logger: Logger;
+  /** The database this service owns (opened, not necessarily reachable yet). */
+  mongo: Pick<MongoHandle, 'db' | 'readiness'>;
+}
+
+/** The whole service wired from its dependencies, as start.ts and the tests use it. */
+export function createArticles({ config, logger, mongo }: ArticlesDeps) {
+  const articles = createArticleRepository(mongo.db);
+  const app = createApp({ config, logger, articles, readiness: [mongo.readiness] });
+  return { app, articles, ensureIndexes: () => articles.ensureIndexes() };
 }

@@ -1,7 +1,6 @@
 import { createMongo, retryUntil, runService } from '@restgate/shared';
-import { createApp } from './app';
+import { createArticles } from './app';
 import { configSchema, type ArticlesConfig } from './config';
-import { createArticleRepository } from './data/article.repository';
 
 const NAME = 'articles';
 const INDEX_TIMEOUT_MS = 30_000;
@@ -11,9 +10,9 @@ void runService<ArticlesConfig>({
   schema: configSchema,
   start: async (config, logger) => {
     const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
-    const articles = createArticleRepository(mongo.db);
+    const service = createArticles({ config, logger, mongo });
     // The database may come up after us: retry for a while, then fail the start loudly.
-    await retryUntil(() => articles.ensureIndexes(), INDEX_TIMEOUT_MS, logger, 'creating indexes');
-    return { app: createApp({ config, logger, articles, readiness: [mongo.readiness] }), stop: mongo.close };
+    await retryUntil(service.ensureIndexes, INDEX_TIMEOUT_MS, logger, 'creating indexes');
+    return { app: service.app, stop: mongo.close };
   },
 });

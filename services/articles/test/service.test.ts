@@ -1,9 +1,9 @@
 import request from 'supertest';
 import { createLogger, createMongo } from '@restgate/shared';
 import { TEST_PRINCIPAL_SECRET, uniqueDbName } from '@restgate/shared/testing';
-import { createApp } from '../src/app';
+import { createArticles } from '../src/app';
 import { createArticleRepository } from '../src/data/article.repository';
-import { aMarker, anArticle, aUser, MASTER } from './support/builders';
+import { ACCESS, aMarker, anArticle, aUser, callerFor, MARKER_FIELD, MASTER } from './support/builders';
 import { call, startArticles, type TestService } from './support/harness';
 
 describe('articles service', () => {
@@ -69,34 +69,36 @@ describe('articles service', () => {
     test('when POST /articles is opened to public, then an anonymous caller still cannot create (an article needs an owner): 401, nothing written', async () => {
       const marker = aMarker();
 
-      const anonymous = await call(svc.app, 'post', '/articles').send(anArticle({ title: marker }));
-      const master = await call(svc.app, 'post', '/articles', MASTER).send(anArticle({ title: marker }));
+      const anonymous = await call(svc.app, 'post', '/articles').send(anArticle({ [MARKER_FIELD]: marker }));
+      const master = await call(svc.app, 'post', '/articles', MASTER).send(anArticle({ [MARKER_FIELD]: marker }));
 
       expect(anonymous.status).toBe(401);
       expect(master.status).toBe(403);
-      expect(await svc.articles.countDocuments({ title: marker })).toBe(0);
+      expect(await svc.articles.countDocuments({ [MARKER_FIELD]: marker })).toBe(0);
     });
 
-    test('when DELETE /articles/:id is set to admin, then the owner (a plain user) gets 403', async () => {
-      const owner = aUser();
-      const created = await call(svc.app, 'post', '/articles', owner).send(anArticle());
+    (ACCESS.create === 'user' ? test : test.skip)(
+      'when DELETE /articles/:id is set to admin, then the owner (a plain user) gets 403',
+      async () => {
+        const owner = aUser();
+        const created = await call(svc.app, 'post', '/articles', owner).send(anArticle());
 
-      const res = await call(svc.app, 'delete', `/articles/${created.body.id}`, owner);
+        const res = await call(svc.app, 'delete', `/articles/${created.body.id}`, owner);
 
-      expect(created.status).toBe(201);
-      expect(res.status).toBe(403);
-      expect(await svc.articles.countDocuments({ userId: owner.id })).toBe(1);
-    });
+        expect(created.status).toBe(201);
+        expect(res.status).toBe(403);
+        expect(await svc.articles.countDocuments({ userId: owner.id })).toBe(1);
+      },
+    );
   });
 
   describe('with its database down', () => {
     // Nothing listens on port 9 (discard) on loopback: the driver fails server selection fast.
     const mongo = createMongo('mongodb://127.0.0.1:9', uniqueDbName('articles'), createLogger({ name: 'articles-test', level: 'silent' }));
-    const app = createApp({
+    const { app } = createArticles({
       config: { PRINCIPAL_SECRET: TEST_PRINCIPAL_SECRET, BODY_LIMIT: '100kb', ROUTE_POLICY: '' },
       logger: createLogger({ name: 'articles-test', level: 'silent' }),
-      articles: createArticleRepository(mongo.db),
-      readiness: [mongo.readiness],
+      mongo,
     });
     afterAll(async () => {
       await mongo.close();
@@ -110,7 +112,7 @@ describe('articles service', () => {
     });
 
     test('when a listing is asked, then 503 problem+json without driver details', async () => {
-      const res = await call(app, 'get', '/articles');
+      const res = await call(app, 'get', '/articles', callerFor(ACCESS.list));
 
       expect(res.status).toBe(503);
       expect(res.body).toMatchObject({ code: 'service_unavailable', status: 503 });

@@ -55,13 +55,36 @@ function linkModules(copy: string): void {
   }
 }
 
-/** A fresh copy in the system's temporary folder; remove it with `removeCopy`. */
-export function copyRepo(prefix = 'restgate-generator-'): string {
+/**
+ * A fresh copy in the system's temporary folder; remove it with `removeCopy`. Without `installed`,
+ * it has no node_modules at all: a clone before `npm install`.
+ */
+export function copyRepo(prefix = 'restgate-generator-', { installed = true } = {}): string {
   const copy = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   copySources(ROOT, copy);
-  linkModules(copy);
-  linkNestedModules(copy);
+  if (installed) {
+    linkModules(copy);
+    linkNestedModules(copy);
+  }
   return copy;
+}
+
+/** The files of `copy` (outside node_modules) that are new or differ from this repository's. */
+export function changedFiles(copy: string): string[] {
+  const changed: string[] = [];
+  const walk = (rel: string) => {
+    for (const entry of fs.readdirSync(path.join(copy, rel), { withFileTypes: true })) {
+      const child = rel ? path.join(rel, entry.name) : entry.name;
+      if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.endsWith('.tsbuildinfo')) continue;
+      if (entry.isDirectory()) walk(child);
+      else if (entry.isFile()) {
+        const original = path.join(ROOT, child);
+        if (!fs.existsSync(original) || !fs.readFileSync(original).equals(fs.readFileSync(path.join(copy, child)))) changed.push(child);
+      }
+    }
+  };
+  walk('');
+  return changed.sort();
 }
 
 export function removeCopy(copy: string | undefined): void {

@@ -1,22 +1,15 @@
 import type { Principal } from '@restgate/shared';
-import type { Article, ArticleDeps } from './article.model';
-import { assertUser } from './ownership';
+import { assertUser } from '@restgate/shared/resource';
+import type { Article, ArticleDeps, ArticleValues } from './article.model';
 
-export interface CreateArticleInput {
-  title: string;
-  content: string;
+export type CreateArticleInput = ArticleValues & {
   /** The creator becomes the owner; an owner named in the body is never read. */
   principal: Principal;
-}
+};
 
 export async function createArticle({ articles }: ArticleDeps, input: CreateArticleInput): Promise<Article> {
-  assertUser(input.principal);
+  const { principal, ...values } = input;
+  assertUser(principal);
   const now = new Date();
-  return articles.insert({
-    title: input.title,
-    content: input.content,
-    userId: input.principal.id,
-    createdAt: now,
-    updatedAt: now,
-  });
+  return articles.insert({ ...values, userId: principal.id, createdAt: now, updatedAt: now } as Omit<Article, 'id'>);
 }

@@ -30,7 +30,7 @@ export function articleRoutes(deps: ArticleDeps): RouteDef[] {
         url,
       );
     },
-    getArticle: async ({ params }) => ({ status: 200, body: articleView(await getArticle(deps, params.id)) }),
+    getArticle: async ({ params, principal }) => ({ status: 200, body: articleView(await getArticle(deps, params.id, principal)) }),
     replaceArticle: update,
     changeArticle: update,
     deleteArticle: async ({ params, principal }) => {

@@ -1,11 +1,6 @@
-import type { Article, ArticleField } from '../domain/article.model';
-import { defineView } from './view';
+import { defineView } from '@restgate/shared/resource';
+import type { Article } from '../domain/article.model';
+import { articleResource } from '../resource';
 
 /** `{ id, title, content, user: { id }, createdAt, updatedAt }`, timestamps as ISO 8601. */
-export const articleView = defineView<Article, ArticleField>({
-  title: (article) => article.title,
-  content: (article) => article.content,
-  user: (article) => ({ id: article.userId }),
-  createdAt: (article) => article.createdAt.toISOString(),
-  updatedAt: (article) => article.updatedAt.toISOString(),
-});
+export const articleView = defineView<Article>(articleResource);

@@ -3,8 +3,8 @@ import request from 'supertest';
 import type { Collection, Db } from 'mongodb';
 import { createLogger, createMongo, type Principal } from '@restgate/shared';
 import { asPrincipal, TEST_PRINCIPAL_SECRET, testMongoUrl, uniqueDbName } from '@restgate/shared/testing';
-import { createApp, type AppDeps } from '../../src/app';
-import { ARTICLES_COLLECTION, createArticleRepository } from '../../src/data/article.repository';
+import { createArticles, type AppDeps } from '../../src/app';
+import { ARTICLES_COLLECTION } from '../../src/data/article.repository';
 import type { ArticleDoc } from './builders';
 
 export interface TestService {
@@ -15,20 +15,18 @@ export interface TestService {
   stop: () => Promise<void>;
 }
 
-/** The articles app on a database of its own (one per test file), wired as start.ts wires it. */
+/** The articles service on a database of its own (one per test file), wired by createArticles as start.ts wires it. */
 export async function startArticles(config: Partial<AppDeps['config']> = {}): Promise<TestService> {
   const logger = createLogger({ name: 'articles-test', level: 'silent' });
   const mongo = createMongo(testMongoUrl(), uniqueDbName('articles'), logger);
-  const repository = createArticleRepository(mongo.db);
-  await repository.ensureIndexes();
-  const app = createApp({
+  const service = createArticles({
     config: { PRINCIPAL_SECRET: TEST_PRINCIPAL_SECRET, BODY_LIMIT: '100kb', ROUTE_POLICY: '', ...config },
     logger,
-    articles: repository,
-    readiness: [mongo.readiness],
+    mongo,
   });
+  await service.ensureIndexes();
   return {
-    app,
+    app: service.app,
     db: mongo.db,
     articles: mongo.db.collection<ArticleDoc>(ARTICLES_COLLECTION),
     stop: async () => {
