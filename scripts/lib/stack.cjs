@@ -32,7 +32,8 @@ const SERVICES = [
     defaultPort: 9001,
     urlEnv: 'IDENTITY_URL',
     // AMQP_URL: the outbox relay publishes password-reset mails (the URL may hold credentials).
-    secrets: ['PRINCIPAL_SECRET', 'JWT_SECRET', 'FACEBOOK_APP_SECRET', 'AMQP_URL'],
+    // REDIS_URL: the password back-off and reset-mail caps (it may hold a password too).
+    secrets: ['PRINCIPAL_SECRET', 'JWT_SECRET', 'FACEBOOK_APP_SECRET', 'AMQP_URL', 'REDIS_URL'],
   },
   {
     name: 'articles',
@@ -58,7 +59,8 @@ const GATEWAY = {
   dir: 'gateway',
   portEnv: 'PORT',
   defaultPort: 9000,
-  secrets: ['MASTER_KEY', 'JWT_SECRET', 'PRINCIPAL_SECRET', 'METRICS_TOKEN'],
+  // REDIS_URL: the rate-limit counters.
+  secrets: ['MASTER_KEY', 'JWT_SECRET', 'PRINCIPAL_SECRET', 'METRICS_TOKEN', 'REDIS_URL'],
 };
 
 /** Keys only the processes that list them in `secrets` receive: MASTER_KEY reaches the gateway alone. */

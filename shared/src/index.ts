@@ -126,3 +126,18 @@ export {
   type CredentialPlace,
   type PresentedToken,
 } from './credentials';
+export { createRedis, type RedisHandle } from './redis';
+export {
+  createRateLimits,
+  parseQuota,
+  rateLimited,
+  rateLimitHeaders,
+  QUOTA_PATTERN,
+  type LimitDecision,
+  type LimitRule,
+  type Limiter,
+  type Quota,
+  type RateLimits,
+  type StoreFallback,
+} from './rate-limit';
+export { CLIENT_ADDRESS_HEADER, signClientAddress, verifyClientAddress } from './client-address';
