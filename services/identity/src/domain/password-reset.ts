@@ -4,6 +4,7 @@ import type { PasswordResetRepository } from '../data/password-reset.repository'
 import type { UserRepository } from '../data/user.repository';
 import { identityErrors } from '../errors';
 import type { PasswordHasher } from './password-hasher';
+import type { ResetMailCap } from './reset-mail-cap';
 import { nameFromEmail, type UserRecord } from './user';
 
 /** A stored reset, as the use cases see it. */
@@ -29,6 +30,8 @@ export interface PasswordResetDeps {
   settings: PasswordResetSettings;
   /** Called after a mail request is written, so the relay publishes it now rather than at its next poll. */
   mailQueued: () => void;
+  /** Reset mails per e-mail address (absent: no cap). */
+  mailCap?: ResetMailCap;
 }
 
 const TOKEN_BYTES = 32;

@@ -18,8 +18,13 @@ export function authRoutes(deps: IdentityDeps): RouteDef[] {
           description: 'No master key, or missing or wrong Basic credentials (one answer for an unknown e-mail and a wrong password).',
         },
         403: { description: 'A credential other than the master key.' },
+        429: { description: 'Too many wrong passwords for this account from this address (the back-off), or for this account overall.' },
+        503: { description: 'Too many password checks in progress: try again after `Retry-After`.' },
       },
-      handler: async ({ headers }) => ({ status: 201, body: await signIn(deps, parseBasicCredentials(headers.authorization)) }),
+      handler: async ({ headers, clientAddress, signal }) => ({
+        status: 201,
+        body: await signIn(deps, parseBasicCredentials(headers.authorization), { clientAddress, signal }),
+      }),
     }),
   ];
 }

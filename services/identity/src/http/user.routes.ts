@@ -54,12 +54,13 @@ export function userRoutes(deps: IdentityDeps, options: { passwordMinLength: num
       responses: {
         200: { description: 'The user.', schema: fullUserSchema },
         400: validation,
-        401: { description: 'Missing or wrong Basic credentials.' },
-        403: { description: "Another user's id, whether or not it exists: the credentials decide whose password changes." },
+        401: { description: "Missing or wrong Basic credentials, or another user's id (one answer for both)." },
+        429: { description: 'Too many wrong passwords for this account from this address (the back-off), or for this account overall.' },
+        503: { description: 'Too many password checks in progress: try again after `Retry-After`.' },
       },
-      handler: async ({ headers, params, body }) => ({
+      handler: async ({ headers, params, body, clientAddress, signal }) => ({
         status: 200,
-        body: await changePassword(deps, parseBasicCredentials(headers.authorization), params.id ?? 'me', body.password),
+        body: await changePassword(deps, parseBasicCredentials(headers.authorization), params.id ?? 'me', body.password, { clientAddress, signal }),
       }),
     });
 

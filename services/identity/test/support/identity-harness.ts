@@ -1,13 +1,14 @@
-import { applyPolicy, createLogger, createMongo, loadConfig, type Principal } from '@restgate/shared';
+import { applyPolicy, createLogger, createMetrics, createMongo, loadConfig, type Metrics, type Principal } from '@restgate/shared';
 import { asPrincipal, randomEmail, TEST_PRINCIPAL_SECRET, testMongoUrl, uniqueDbName, uniqueSuffix } from '@restgate/shared/testing';
 import type { Express } from 'express';
 import { ObjectId, type Db } from 'mongodb';
 import request from 'supertest';
+import { wireAbuseProtection, type AbuseProtection } from '../../src/abuse.wiring';
 import { createApp } from '../../src/app';
 import { identityConfigSchema, type IdentityConfig } from '../../src/config';
 import { UserRepository } from '../../src/data/user.repository';
 import { createUser } from '../../src/domain/create-user';
-import { createPasswordHasher } from '../../src/domain/password-hasher';
+import { createPasswordHasher, type PasswordHasher } from '../../src/domain/password-hasher';
 import { createSocialLogin } from '../../src/domain/social/social-login';
 import { createTokenIssuer } from '../../src/domain/token-issuer';
 import type { Role } from '../../src/domain/user';
@@ -38,11 +39,15 @@ export interface IdentityHarness {
   userDoc(id: string): Promise<Record<string, any> | null>;
   /** Password resets as start.ts wires them; the broker connection and the outbox relay run only after `passwordResets.start()`. */
   passwordResets: PasswordResets;
+  hasher: PasswordHasher;
+  metrics: Metrics;
+  /** With `{ abuse: true }`: the back-off and reset-mail cap on Redis, as start.ts wires them. */
+  abuse?: AbuseProtection;
   close(): Promise<void>;
 }
 
 /** The identity app wired like start.ts does, on its own database, with cheap bcrypt. */
-export async function startIdentity(env: Record<string, string> = {}): Promise<IdentityHarness> {
+export async function startIdentity(env: Record<string, string> = {}, options: { abuse?: boolean } = {}): Promise<IdentityHarness> {
   const config = loadConfig(identityConfigSchema, {
     PORT: '0',
     MONGODB_URL: testMongoUrl(),
@@ -54,20 +59,25 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<I
     LOG_LEVEL: 'silent',
     AMQP_URL: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
     TOPOLOGY_PREFIX: `test.identity.${uniqueSuffix()}.`,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: `test-identity-${uniqueSuffix()}`,
     ...env,
   });
   const logger = createLogger({ name: 'identity-test', level: config.LOG_LEVEL });
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
   const users = new UserRepository(mongo.db);
   await users.ensureIndexes();
-  const hasher = createPasswordHasher({ rounds: config.BCRYPT_ROUNDS, workers: config.HASH_WORKERS });
+  const hasher = createPasswordHasher({ rounds: config.BCRYPT_ROUNDS, workers: config.HASH_WORKERS, maxQueue: config.HASH_QUEUE_MAX });
+  const metrics = createMetrics();
+  const abuse = options.abuse ? wireAbuseProtection({ config, logger, metrics, hasher }) : undefined;
+  await abuse?.redis.whenReady(5_000);
   const tokens = createTokenIssuer({
     secret: config.JWT_SECRET,
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
-  const deps = { users, hasher, tokens };
+  const deps = { users, hasher, tokens, backoff: abuse?.backoff };
   // A short reconnect back-off: outage tests wait for the reconnect.
   const passwordResets = wirePasswordResets({
     config,
@@ -75,6 +85,7 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<I
     users,
     hasher,
     logger,
+    mailCap: abuse?.resetMailCap,
     amqpOptions: { reconnectDelayMs: { min: 50, max: 500 } },
   });
   await passwordResets.ensureIndexes();
@@ -86,7 +97,7 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<I
     }),
     config.ROUTE_POLICY,
   );
-  const app = createApp({ config, logger, routes, readiness: [mongo.readiness] });
+  const app = createApp({ config, logger, routes, readiness: [mongo.readiness, ...(abuse ? [abuse.redis.readiness] : [])], metrics });
 
   return {
     app,
@@ -105,8 +116,12 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<I
     },
     userDoc: (id) => mongo.db.collection('users').findOne({ _id: new ObjectId(id) }),
     passwordResets,
+    hasher,
+    metrics,
+    abuse,
     async close() {
       await passwordResets.stop();
+      await abuse?.close();
       await mongo.db.dropDatabase();
       await hasher.close();
       await mongo.close();
