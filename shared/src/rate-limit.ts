@@ -113,7 +113,14 @@ export function createRateLimits(options: { redis: Redis; logger: Logger; metric
     recordLimited: (name) => limited?.inc({ limit: name }),
     limiter(rule) {
       const shape = { points: rule.points, duration: rule.seconds, keyPrefix: `${options.keyPrefix}:${rule.name}` };
-      const store = new RateLimiterRedis({ ...shape, storeClient: redis, rejectIfRedisNotReady: true });
+      // A key over its limit is also blocked in this process until its window ends, so a flood
+      // is refused without a Redis round trip per request (the count stays shared for the rest).
+      const store = new RateLimiterRedis({
+        ...shape,
+        storeClient: redis,
+        rejectIfRedisNotReady: true,
+        inMemoryBlockOnConsumed: rule.points + 1,
+      });
       const memory = new RateLimiterMemory(shape);
       const decide = (res: RateLimiterRes, allowed: boolean, degraded = false): LimitDecision => ({
         name: rule.name,
