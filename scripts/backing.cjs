@@ -5,11 +5,11 @@
 //   node scripts/backing.cjs up
 //
 // Starts (or finds) MongoDB-compatible storage and RabbitMQ with their data in .data/ at the repo
-// root, prints one line `MONGODB_URL=... AMQP_URL=...` on stdout, and stays in the foreground
+// root, prints one line `MONGODB_URL=... AMQP_URL=... REDIS_URL=...` on stdout, and stays in the foreground
 // until SIGINT or SIGTERM, then stops whatever it started. Progress goes to stderr.
 
 const path = require('node:path');
-const { ensureMongo, ensureRabbit } = require('./lib/backing.cjs');
+const { ensureMongo, ensureRabbit, ensureRedis } = require('./lib/backing.cjs');
 
 const log = (msg) => process.stderr.write(`[backing] ${msg}\n`);
 
@@ -34,7 +34,7 @@ async function up() {
   // Nothing else may keep the event loop alive when both services were found rather than started.
   const keepAlive = setInterval(() => {}, 1 << 30);
 
-  const results = await Promise.allSettled([ensureMongo({ dataDir, log }), ensureRabbit({ dataDir, log })]);
+  const results = await Promise.allSettled([ensureMongo({ dataDir, log }), ensureRabbit({ dataDir, log }), ensureRedis({ dataDir, log })]);
   const started = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
   const failures = results.filter((r) => r.status === 'rejected').map((r) => r.reason);
 
@@ -44,8 +44,8 @@ async function up() {
   } else if (received) {
     log(`${received} received during startup; stopping`);
   } else {
-    const [mongo, rabbit] = started;
-    process.stdout.write(`MONGODB_URL=${mongo.url} AMQP_URL=${rabbit.url}\n`);
+    const [mongo, rabbit, redis] = started;
+    process.stdout.write(`MONGODB_URL=${mongo.url} AMQP_URL=${rabbit.url} REDIS_URL=${redis.url}\n`);
     log('running; press Ctrl-C (or send SIGTERM) to stop');
     log(`${await signalled} received; stopping`);
   }

@@ -55,7 +55,7 @@ async function main() {
 
     // Required only now: the backing and stack modules are plain Node too, but the install must
     // come first so that a broken checkout fails there with npm's own message.
-    const { ensureMongo, ensureRabbit } = require('./lib/backing.cjs');
+    const { ensureMongo, ensureRabbit, ensureRedis } = require('./lib/backing.cjs');
     const { startStack, portsFromEnv, parseLine, levelOf, formatLogLine } = require('./lib/stack.cjs');
 
     envFile = ensureEnvFile(ROOT_DIR);
@@ -63,17 +63,22 @@ async function main() {
     if (envFile.added.length) log(`added missing ${envFile.added.join(', ')} to ${relative(envFile.file)}`);
     // A variable set in the environment wins over .env.
     const env = { ...envFile.env, ...process.env };
-    // backing.cjs reads these two from process.env; .env may provide them too.
-    for (const key of ['MONGODB_URL', 'AMQP_URL']) if (env[key]) process.env[key] = env[key];
+    // backing.cjs reads these from process.env; .env may provide them too.
+    for (const key of ['MONGODB_URL', 'AMQP_URL', 'REDIS_URL']) if (env[key]) process.env[key] = env[key];
 
-    const backing = await Promise.allSettled([ensureMongo({ dataDir: DATA_DIR, log }), ensureRabbit({ dataDir: DATA_DIR, log })]);
+    const backing = await Promise.allSettled([
+      ensureMongo({ dataDir: DATA_DIR, log }),
+      ensureRabbit({ dataDir: DATA_DIR, log }),
+      ensureRedis({ dataDir: DATA_DIR, log }),
+    ]);
     for (const result of backing) if (result.status === 'fulfilled') cleanups.push(() => result.value.stop());
     const failure = backing.find((r) => r.status === 'rejected');
     if (failure) throw failure.reason;
     if (signalled) return 0;
-    const [mongo, rabbit] = backing.map((r) => r.value);
+    const [mongo, rabbit, redis] = backing.map((r) => r.value);
     env.MONGODB_URL = mongo.url;
     env.AMQP_URL = rabbit.url;
+    env.REDIS_URL = redis.url;
 
     // Warnings and errors of the services also go to stderr, compactly; the rest only to the logs.
     const mirror = (name, line) => {

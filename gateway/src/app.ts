@@ -1,11 +1,12 @@
 import type { Express } from 'express';
-import { createHttpApp, type Logger } from '@restgate/shared';
+import { createHttpApp, createRateLimits, type Logger, type Metrics, type RedisHandle } from '@restgate/shared';
 import { createAuthenticator } from './authenticate';
 import type { GatewayConfig } from './config';
 import { corsFor } from './cors';
 import { createDocsRouter } from './docs';
 import { createGate } from './gate';
 import { createPolicyMatcher, effectivePolicy, unknownOverrides, type PolicyRow } from './policy';
+import { createLimitCheck } from './rate-limit';
 import { createUpstreamProxies, upstreamReadiness, type UpstreamAgents, type UpstreamUrls } from './proxy';
 
 export interface GatewayDeps {
@@ -17,6 +18,9 @@ export interface GatewayDeps {
   upstreams: UpstreamUrls;
   /** Keep-alive pools per upstream (createAgents); the caller destroys them on stop. */
   agents: UpstreamAgents;
+  /** The rate-limit store; without it the gateway applies no per-address ceilings. */
+  redis?: RedisHandle;
+  metrics?: Metrics;
 }
 
 /**
@@ -24,7 +28,7 @@ export interface GatewayDeps {
  * problem+json) with body parsing off — the gate reads bodies itself to find `access_token`
  * and re-sends them — and the gate + proxy mounted through `configure`.
  */
-export function createApp({ config, logger, routes, upstreams, agents }: GatewayDeps): Express {
+export function createApp({ config, logger, routes, upstreams, agents, redis, metrics }: GatewayDeps): Express {
   const unrouted = [...new Set(routes.map((row) => row.upstream))].filter((name) => !upstreams[name]);
   if (unrouted.length > 0) throw new Error(`routes name upstreams without a URL: ${unrouted.join(', ')}`);
   const table = effectivePolicy(config.ROUTE_POLICY, routes);
@@ -42,15 +46,19 @@ export function createApp({ config, logger, routes, upstreams, agents }: Gateway
     principalSecret: config.PRINCIPAL_SECRET,
     bodyLimit: config.BODY_LIMIT,
     proxies: createUpstreamProxies(config, upstreams, agents, logger),
+    limit: redis ? createLimitCheck(createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:gateway` }), config) : undefined,
   });
   const cors = corsFor(config.CORS_ORIGINS);
   return createHttpApp({
     logger,
-    readiness: upstreamReadiness(upstreams),
+    readiness: [...upstreamReadiness(upstreams), ...(redis ? [redis.readiness] : [])],
+    metrics,
     parseBodies: false,
     // The only public port: its metrics only for the scraper holding the token, a 404 for anyone else.
     metricsAccess: config.METRICS_TOKEN ? { bearer: config.METRICS_TOKEN } : 'closed',
     configure: (app) => {
+      // req.ip: the socket's address, or what a trusted proxy says in X-Forwarded-For.
+      app.set('trust proxy', config.TRUSTED_PROXIES || false);
       if (cors) app.use(cors);
       // Docs first: every path the policy table doesn't route is a 404 at the gate.
       app.use(

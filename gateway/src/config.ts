@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
+import { rateLimitConfigKeys, type RateLimitConfig } from './rate-limit.config';
 import { readRegistry, routedServices, type RoutedService } from './registry';
 
 const upstreamUrl = () => Joi.string().uri({ scheme: ['http', 'https'] });
@@ -33,12 +34,12 @@ export function gatewayConfigSchemaFor(services: readonly RoutedService[]): Joi.
       .allow('')
       .default('')
       .description('Bearer token that GET /metrics of the gateway requires (at least 32 characters); empty: /metrics is a 404.'),
-  });
+  }).keys(rateLimitConfigKeys);
 }
 
 export const gatewayConfigSchema: Joi.ObjectSchema<GatewayConfig> = gatewayConfigSchemaFor(routedServices(readRegistry()));
 
-export interface GatewayConfig extends BaseConfig {
+export interface GatewayConfig extends BaseConfig, RateLimitConfig {
   MASTER_KEY: string;
   JWT_SECRET: string;
   JWT_ISSUER: string;

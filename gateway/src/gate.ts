@@ -13,6 +13,7 @@ import type { Authenticator } from './authenticate';
 import { takeAccessTokens } from './credentials';
 import { rewriteForwardHeaders } from './forward-headers';
 import type { PolicyMatcher, PolicyRow } from './policy';
+import { limitAndSign, type LimitCheck } from './rate-limit';
 import { requestIdOf, setForwardBody } from './proxy';
 import { rawBody, readBody, stripBodyTokens } from './request-body';
 
@@ -23,9 +24,12 @@ export interface GateOptions {
   bodyLimit: string;
   /** One proxy per upstream, by the name the policy rows use. */
   proxies: Record<string, RequestHandler>;
+  /** Per-address ceilings, checked once the principal is known (rate-limit.ts). */
+  limit?: LimitCheck;
 }
 
 const routes = new WeakMap<Request, PolicyRow>();
+const principals = new WeakMap<Request, Principal>();
 
 function routeOf(req: Request): PolicyRow {
   const route = routes.get(req);
@@ -69,6 +73,7 @@ function admit(options: GateOptions) {
       const credential = singleCredential(presented);
       if (credential) principal = options.authenticate(credential.token);
       assertAccess(route.level, principal);
+      principals.set(req, principal);
 
       req.url = fromQuery.rest ? `${path}?${fromQuery.rest}` : path;
       body = fromBody.body;
@@ -82,7 +87,7 @@ function admit(options: GateOptions) {
       requestId: requestIdOf(req),
       keepAuthorization,
       contentLength: body?.length,
-      clientAddress: req.socket.remoteAddress,
+      clientAddress: req.ip ?? req.socket.remoteAddress,
     });
     next();
   };
@@ -101,5 +106,6 @@ export function createGate(options: GateOptions): RequestHandler[] {
   };
   // createApp checks that every row's upstream has a proxy.
   const proxy: RequestHandler = (req, res, next) => options.proxies[routeOf(req).upstream]!(req, res, next);
-  return [matchRoute, ...readBody(options.bodyLimit), admit(options), proxy];
+  const limit = options.limit && limitAndSign(options.limit, options.principalSecret, routeOf, (req) => principals.get(req) ?? ANONYMOUS);
+  return [matchRoute, ...(limit ? [limit.before] : []), ...readBody(options.bodyLimit), admit(options), ...(limit ? [limit.after] : []), proxy];
 }

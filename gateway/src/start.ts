@@ -1,4 +1,4 @@
-import { runService } from '@restgate/shared';
+import { createRedis, runService } from '@restgate/shared';
 import { createApp } from './app';
 import { gatewayConfigSchema } from './config';
 import { policyRowsFrom } from './policy';
@@ -9,12 +9,20 @@ import { loadServiceApis } from './service-apis';
 void runService({
   name: 'gateway',
   schema: gatewayConfigSchema,
-  start: async (config, logger) => {
+  start: async (config, logger, { metrics }) => {
     const services = routedServices(readRegistry());
     // The services' own route specs, as built: a level is written once, in the service.
     const routes = policyRowsFrom(loadServiceApis(services));
     const upstreams = upstreamUrls(config, services);
     const agents = createAgents(config, upstreams);
-    return { app: createApp({ config, logger, routes, upstreams, agents }), stop: async () => destroyAgents(agents) };
+    const redis = createRedis(config.REDIS_URL, logger);
+    await redis.whenReady(5_000);
+    return {
+      app: createApp({ config, logger, routes, upstreams, agents, redis, metrics }),
+      stop: async () => {
+        destroyAgents(agents);
+        await redis.close();
+      },
+    };
   },
 });

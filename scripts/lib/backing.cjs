@@ -627,9 +627,61 @@ async function killEpmd(env) {
   if (epmd) await run(epmd, ['-kill'], { env, timeoutMs: 5000 }).catch(() => {});
 }
 
+// ---------------------------------------------------------------------------------------------
+// Redis
+
+// `env`: whose REDIS_URL is honoured (a test that kills its own server passes {}).
+// `port`: listen there instead of on a free port (a test restarting its server on the same address).
+async function ensureRedis({ dataDir, log = defaultLog, env = process.env, port } = {}) {
+  if (env.REDIS_URL) {
+    log('using REDIS_URL from the environment');
+    return { url: env.REDIS_URL, stop: noop, source: 'env' };
+  }
+  if (!dataDir) throw new Error('ensureRedis: dataDir is required');
+  let bin = which('redis-server');
+  if (!bin) {
+    await installRedis(log);
+    bin = which('redis-server');
+    if (!bin) throw new Error('redis-server is still not found after installing it');
+  }
+  const dir = path.join(path.resolve(dataDir), 'redis');
+  fs.mkdirSync(dir, { recursive: true });
+  const chosen = port ?? (await freePort());
+  log(`starting redis-server on ${LOOPBACK}:${chosen} (files in ${dir})`);
+  // Counters only: no snapshots, no append-only file. A restart loses the current windows' counts,
+  // which is what a limit may lose (each count is bounded by its window anyway).
+  const child = startChild({
+    name: 'redis-server',
+    cmd: bin,
+    args: ['--port', String(chosen), '--bind', LOOPBACK, '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'],
+    env: process.env,
+    logFile: path.join(dir, 'redis.log'),
+    log,
+  });
+  const handle = await serverHandle(child, chosen, 'redis-server');
+  return { ...handle, url: `redis://${LOOPBACK}:${chosen}`, pid: child.pid };
+}
+
+async function installRedis(log) {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !which('apt-get')) {
+    throw new Error(
+      'Redis is not available. Set REDIS_URL to a running server, or install it ' +
+        '(Debian/Ubuntu: `sudo apt-get install redis-server`).',
+    );
+  }
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const started = Date.now();
+  log('redis-server is missing; running `apt-get update` and `apt-get install -y redis-server`');
+  await run('apt-get', ['update'], { env, timeoutMs: 10 * 60 * 1000 });
+  await run('apt-get', ['install', '-y', 'redis-server'], { env, timeoutMs: 10 * 60 * 1000 });
+  log(`installed redis-server in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
 module.exports = {
   ensureMongo,
   ensureRabbit,
+  ensureRedis,
   freePort,
   waitForPort,
   // exported for scripts and tests that need the same answers

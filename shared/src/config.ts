@@ -31,6 +31,16 @@ export const baseConfigSchema = Joi.object({
     .min(0)
     .default(10_000)
     .description('On SIGTERM, how long in-flight requests (and, in the mailer, messages) may take to finish before they are cut off, in ms.'),
+  REQUEST_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(1_000)
+    .default(30_000)
+    .description('A request whose headers and body take longer than this to arrive is cut off with a 408, in ms.'),
+  MAX_CONNECTIONS: Joi.number()
+    .integer()
+    .min(1)
+    .default(2_048)
+    .description('Open connections this process accepts at once; more are refused until some close.'),
 });
 
 /**
@@ -54,4 +64,6 @@ export interface BaseConfig {
   BODY_LIMIT: string;
   ROUTE_POLICY: string;
   SHUTDOWN_TIMEOUT_MS: number;
+  REQUEST_TIMEOUT_MS?: number;
+  MAX_CONNECTIONS?: number;
 }

@@ -53,3 +53,18 @@ export {
 export { createMetrics, labelRoute, type Metrics, type MetricsAccess } from './metrics';
 export { assertSafeSettings, findUnsafeSettings, KNOWN_WEAK_SECRETS, UnsafeSettingsError } from './production-checks';
 export { parseAuthorization, singleCredential, type PresentedToken } from './credentials';
+export { createRedis, type RedisHandle } from './redis';
+export {
+  createRateLimits,
+  parseQuota,
+  rateLimited,
+  rateLimitHeaders,
+  QUOTA_PATTERN,
+  type LimitDecision,
+  type LimitRule,
+  type Limiter,
+  type Quota,
+  type RateLimits,
+  type StoreFallback,
+} from './rate-limit';
+export { CLIENT_ADDRESS_HEADER, signClientAddress, verifyClientAddress } from './client-address';

@@ -3,6 +3,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type Joi from 'joi';
 import type { Logger } from 'pino';
 import { errors, type FieldError } from './errors';
+import { CLIENT_ADDRESS_HEADER, verifyClientAddress } from './client-address';
 import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from './principal';
 
 /**
@@ -28,6 +29,10 @@ export interface RouteInput<B = Record<string, unknown>, Q = Record<string, unkn
   /** The path and query as the client sent them (for `Link` headers). */
   url: string;
   log: Logger;
+  /** The client's address: the gateway's signed one, else the socket's. Per-address limits key on it. */
+  clientAddress: string;
+  /** Aborts when the client goes away before its answer: costly work (hashing) is then skipped. */
+  signal: AbortSignal;
 }
 
 export interface RouteResult {
@@ -178,6 +183,8 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
           headers: req.headers,
           url: req.originalUrl,
           log: req.log,
+          clientAddress: clientAddressOf(req, options.principalSecret),
+          signal: abortOnClose(res),
         };
         const result = await route.handler(input);
         res.status(result.status).set(result.headers ?? {});
@@ -199,4 +206,17 @@ function readPrincipal(req: Request, secret: string): Principal {
   const header = req.headers[PRINCIPAL_HEADER];
   if (typeof header !== 'string') return ANONYMOUS;
   return verifyPrincipal(header, secret, req.method, req.originalUrl.split('?')[0] ?? '/');
+}
+
+function clientAddressOf(req: Request, secret: string): string {
+  const signed = verifyClientAddress(req.headers[CLIENT_ADDRESS_HEADER], secret, req.method, req.originalUrl.split('?')[0] ?? '/');
+  return signed ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+function abortOnClose(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }

@@ -16,12 +16,22 @@ export interface RunningServer {
   stop: (timeoutMs?: number) => Promise<number>;
 }
 
+export interface ListenLimits {
+  /** Headers and body must arrive within this (Node answers 408 past it); default 30 s. */
+  requestTimeoutMs?: number;
+  /** Connections open at once; further ones are closed at accept. */
+  maxConnections?: number;
+}
+
 /** Listens and resolves once the port is bound. Keep-alive outlives the gateway's idle sockets. */
-export function listen(app: Express, port: number, host: string): Promise<RunningServer> {
+export function listen(app: Express, port: number, host: string, limits: ListenLimits = {}): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = createServer(app);
+    const requestTimeout = limits.requestTimeoutMs ?? 30_000;
+    // Node's default is 300 s: a slow body would hold a socket (and a slot) for minutes.
+    // Checked every second, so the cut comes close to the bound (Node checks every 30 s by default).
+    const server = createServer({ requestTimeout, headersTimeout: Math.min(66_000, requestTimeout), connectionsCheckingInterval: 1_000 }, app);
     server.keepAliveTimeout = 65_000;
-    server.headersTimeout = 66_000;
+    if (limits.maxConnections) server.maxConnections = limits.maxConnections;
     const drain = trackRequests(server);
     server.once('error', reject);
     server.listen(port, host, () => {

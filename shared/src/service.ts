@@ -70,7 +70,10 @@ export async function runService<C extends BaseConfig>(options: {
   let running: RunningServer;
   try {
     parts = await options.start(config, logger, { metrics });
-    running = await listen(parts.app, config.PORT, config.HOST);
+    running = await listen(parts.app, config.PORT, config.HOST, {
+      requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+      maxConnections: config.MAX_CONNECTIONS,
+    });
   } catch (err) {
     // Open clients (database, broker, worker pool) would keep a failed process alive: log once, exit.
     logger.fatal({ err }, `${options.name} failed to start`);

@@ -303,7 +303,7 @@ describe('PUT /users/:id/password (Basic of that same user)', () => {
     expectJson(await signIn(api, stack, erin.credentials), 201, authResult);
   });
 
-  test("when a user sends their own Basic to another user's /password, then 403, and neither password changes", async () => {
+  test("when a user sends their own Basic to another user's /password, then the wrong-password 401, and neither password changes", async () => {
     const frank = await aBystander('frank');
     const grace = await aBystander('grace');
 
@@ -313,7 +313,7 @@ describe('PUT /users/:id/password (Basic of that same user)', () => {
       ),
     );
 
-    expectProblem(reply, 403, { code: 'not_your_password' });
+    expectProblem(reply, 401, { code: 'invalid_credentials' });
     expectJson(await signIn(api, stack, frank.credentials), 201, authResult);
   });
 

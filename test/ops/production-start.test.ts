@@ -14,7 +14,7 @@ function runGatewayToExit(env: Record<string, string>): Promise<{ code: number |
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT_DIR, 'gateway', 'dist', 'start.js')], {
       cwd: ROOT_DIR,
-      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', ...env },
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', REDIS_URL: process.env.REDIS_URL ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -191,14 +191,17 @@ describe('GET /health and /ready', () => {
     const health = await call(`${gatewayUrl}/health`);
 
     expect(ready.status).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ready', checks: { identity: 'up', articles: 'up' } });
+    expect(ready.json()).toEqual({ status: 'ready', checks: { identity: 'up', articles: 'up', redis: 'up' } });
     expect(health.json()).toEqual({ status: 'ok' });
   });
 
-  test.each(['identity', 'articles'])('when %s is asked on its own port, then /ready names its database check', async (name) => {
+  test.each([
+    ['identity', { mongodb: 'up', redis: 'up' }],
+    ['articles', { mongodb: 'up' }],
+  ])('when %s is asked on its own port, then /ready names its database check (and identity Redis)', async (name, checks) => {
     const res = await call(`${proc(name).url}/ready`);
 
     expect(res.status).toBe(200);
-    expect(res.json()).toEqual({ status: 'ready', checks: { mongodb: 'up' } });
+    expect(res.json()).toEqual({ status: 'ready', checks });
   });
 });

@@ -211,6 +211,9 @@ export async function startTestStack(options: { env?: Record<string, string> } =
         NODE_ENV: 'test',
         MONGODB_URL: mongoUrl,
         ...(amqpUrl ? { AMQP_URL: amqpUrl } : {}),
+        ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+        // Counters of our own in a Redis other test files (and their stacks) share.
+        REDIS_KEY_PREFIX: `contract-${suffix}`,
         // Queues of our own on a broker other test files (and their stacks) share.
         TOPOLOGY_PREFIX: `contract-${suffix}.`,
         // The mailer writes .eml files, in a folder of this stack's own.

@@ -30,6 +30,7 @@ export function startGateway(
     PRINCIPAL_SECRET: TEST_PRINCIPAL_SECRET,
     MASTER_KEY: TEST_MASTER_KEY,
     JWT_SECRET: TEST_JWT_SECRET,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     ...env,
   });
   const upstreams = upstreamUrls(config, ROUTED_SERVICES);

@@ -36,6 +36,8 @@ export const authApi = {
         description: 'No master key, or missing or wrong Basic credentials (one answer for an unknown e-mail and a wrong password).',
       },
       403: { description: 'A credential other than the master key.' },
+      429: { description: 'Too many wrong passwords for this account from this address (the back-off), or for this account overall.' },
+      503: { description: 'Too many password checks in progress: try again after `Retry-After`.' },
     },
   }),
 };
@@ -102,8 +104,9 @@ export function userApi(options: IdentityApiOptions) {
       responses: {
         200: { description: 'The user.', schema: fullUserSchema },
         400: validation,
-        401: { description: 'Missing or wrong Basic credentials.' },
-        403: { description: "Another user's id, whether or not it exists: the credentials decide whose password changes." },
+        401: { description: "Missing or wrong Basic credentials, or another user's id (one answer for both)." },
+        429: { description: 'Too many wrong passwords for this account from this address (the back-off), or for this account overall.' },
+        503: { description: 'Too many password checks in progress: try again after `Retry-After`.' },
       },
     });
 

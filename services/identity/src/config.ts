@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os';
 import Joi from 'joi';
 import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
+import { abuseConfigKeys, type AbuseConfig } from './abuse.config';
 import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from './domain/social/social-provider';
 
-export interface IdentityConfig extends BaseConfig {
+export interface IdentityConfig extends BaseConfig, AbuseConfig {
   MONGODB_URL: string;
   MONGODB_DB: string;
   JWT_SECRET: string;
@@ -154,4 +155,5 @@ export const identityConfigSchema = baseConfigSchema.keys({
   GOOGLE_CLIENT_ID: commaList()
     .default([])
     .description('Google OAuth client ids, comma-separated: when set, only tokens issued to one of them sign in.'),
-}) as Joi.ObjectSchema<IdentityConfig>;
+})
+  .keys(abuseConfigKeys) as Joi.ObjectSchema<IdentityConfig>;

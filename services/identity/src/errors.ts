@@ -1,4 +1,4 @@
-import { errors, type AppError } from '@restgate/shared';
+import { AppError, errors } from '@restgate/shared';
 
 /** The identity service's own errors, on top of the shared catalogue. */
 export const identityErrors = {
@@ -15,14 +15,25 @@ export const identityErrors = {
   notYourProfile(): AppError {
     return errors.forbidden('You may change only your own profile.', 'not_your_profile');
   },
-  notYourPassword(): AppError {
-    return errors.forbidden("You may change only your own password: send that user's e-mail and password.", 'not_your_password');
-  },
   roleNotGrantable(): AppError {
     return errors.forbidden('Only the master key or an admin may create an admin.', 'role_not_grantable');
   },
   needsUser(): AppError {
     return errors.unauthorized('"me" needs a user token.', false);
+  },
+  /** Every hashing worker is busy and the queue is full: come back shortly rather than wait. */
+  hashQueueFull(): AppError {
+    return new AppError({
+      code: 'busy',
+      status: 503,
+      title: 'Service unavailable',
+      detail: 'Too many password checks in progress. Try again shortly.',
+      headers: { 'Retry-After': '1' },
+    });
+  },
+  /** The client closed the connection before its password was checked; nobody reads this answer. */
+  clientGone(): AppError {
+    return new AppError({ code: 'client_closed', status: 499, title: 'Client closed request', detail: 'The client went away.' });
   },
   /** One answer for an unknown, used, expired or malformed reset token. */
   resetNotFound(): AppError {

@@ -1,6 +1,7 @@
 import { applyPolicy, createMetrics, createMongo, retryUntil, type Logger, type Metrics, type MongoHandle } from '@restgate/shared';
 import type { AmqpOptions } from '@restgate/shared/amqp';
 import type { Express } from 'express';
+import { wireAbuseProtection, type AbuseProtection } from './abuse.wiring';
 import { createApp } from './app';
 import type { IdentityConfig } from './config';
 import { createPasswordHasher } from './crypto/password-hasher';
@@ -19,6 +20,11 @@ export interface IdentityWiring {
   metrics?: Metrics;
   /** Overrides for the broker connection (tests shorten the reconnect back-off). */
   amqpOptions?: Partial<Omit<AmqpOptions, 'url' | 'logger'>>;
+  /**
+   * The password back-off and the reset-mail cap, on Redis. On unless turned off: only tests of
+   * something else turn it off, so that their many sign-ins from one address are not throttled.
+   */
+  abuseProtection?: boolean;
 }
 
 export interface Identity {
@@ -27,8 +33,12 @@ export interface Identity {
   /** What the use cases work with. */
   deps: IdentityDeps;
   passwordResets: PasswordResets;
+  /** The back-off and the reset-mail cap on Redis, unless turned off. */
+  abuse?: AbuseProtection;
   /** Creates the indexes, retrying for up to `waitMs` while the database is not there yet. */
   ensureIndexes(waitMs?: number): Promise<void>;
+  /** Waits (up to `waitMs`) for Redis, when abuse protection is on. */
+  whenReady(waitMs?: number): Promise<void>;
   /** Starts the outbox relay and its broker connection (in the background, retrying). */
   start(): void;
   /** Stops the relay and the broker connection, then the hashing workers and the database. */
@@ -40,18 +50,19 @@ export interface Identity {
  * password resets and their outbox relay, the route table with `ROUTE_POLICY` applied, the app.
  * Connects nothing and listens nowhere; `start.ts` and the tests call it the same way.
  */
-export function createIdentity({ config, logger, metrics = createMetrics(), amqpOptions }: IdentityWiring): Identity {
+export function createIdentity({ config, logger, metrics = createMetrics(), amqpOptions, abuseProtection = true }: IdentityWiring): Identity {
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
   const users = new MongoUserRepository(mongo.db);
-  const hasher = createPasswordHasher({ rounds: config.BCRYPT_ROUNDS, workers: config.HASH_WORKERS });
+  const hasher = createPasswordHasher({ rounds: config.BCRYPT_ROUNDS, workers: config.HASH_WORKERS, maxQueue: config.HASH_QUEUE_MAX });
+  const abuse = abuseProtection ? wireAbuseProtection({ config, logger, metrics, hasher }) : undefined;
   const tokens = createTokenIssuer({
     secret: config.JWT_SECRET,
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
-  const deps: IdentityDeps = { users, hasher, tokens };
-  const passwordResets = wirePasswordResets({ config, db: mongo.db, users, hasher, logger, amqpOptions });
+  const deps: IdentityDeps = { users, hasher, tokens, backoff: abuse?.backoff };
+  const passwordResets = wirePasswordResets({ config, db: mongo.db, users, hasher, logger, amqpOptions, mailCap: abuse?.resetMailCap });
   const routes = applyPolicy(
     identityRoutes(deps, {
       passwordMinLength: config.PASSWORD_MIN_LENGTH,
@@ -61,7 +72,7 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     config.ROUTE_POLICY,
   );
   // No broker in readiness: with RabbitMQ away, resets are still taken (the outbox keeps them).
-  const app = createApp({ config, logger, routes, readiness: [mongo.readiness], metrics });
+  const app = createApp({ config, logger, routes, readiness: [mongo.readiness, ...(abuse ? [abuse.redis.readiness] : [])], metrics });
   metrics.gauge({
     name: 'identity_outbox_pending',
     help: 'Password-reset mails waiting in the outbox for the broker.',
@@ -75,9 +86,13 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     mongo,
     deps,
     passwordResets,
+    abuse,
     async ensureIndexes(waitMs = 30_000) {
       await retryUntil(() => users.ensureIndexes(), waitMs, logger, 'creating indexes');
       await retryUntil(() => passwordResets.ensureIndexes(), waitMs, logger, 'creating password reset indexes');
+    },
+    async whenReady(waitMs = 5_000) {
+      await abuse?.redis.whenReady(waitMs);
     },
     start() {
       passwordResets.start();
@@ -85,6 +100,7 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     async stop() {
       await passwordResets.stop();
       await hasher.close();
+      await abuse?.close();
       await mongo.close();
     },
   };

@@ -9,6 +9,7 @@ import { MongoPasswordResetRepository } from './data/password-reset.repository';
 import type { UserRepository } from './domain/identity-deps';
 import type { PasswordResetDeps } from './domain/password-reset';
 import type { PasswordHasher } from './domain/password-hasher';
+import type { ResetMailCap } from './domain/reset-mail-cap';
 
 export type PasswordResetConfig = Pick<
   IdentityConfig,
@@ -41,6 +42,8 @@ export function wirePasswordResets(parts: {
   users: UserRepository;
   hasher: PasswordHasher;
   logger: Logger;
+  /** Reset mails per e-mail address (abuse.wiring.ts). */
+  mailCap?: ResetMailCap;
   /** Overrides for the broker connection (tests shorten the reconnect back-off). */
   amqpOptions?: Partial<Omit<AmqpOptions, 'url' | 'logger'>>;
 }): PasswordResets {
@@ -66,6 +69,7 @@ export function wirePasswordResets(parts: {
       ttlSeconds: config.RESET_TOKEN_TTL_SECONDS,
     },
     mailQueued: () => relay.wake(),
+    mailCap: parts.mailCap,
   };
 
   return {

@@ -7,6 +7,7 @@ void runService({
   schema: identityConfigSchema,
   start: async (config, logger, { metrics }) => {
     const identity = createIdentity({ config, logger, metrics });
+    await identity.whenReady();
     await identity.ensureIndexes();
     identity.start();
     return { app: identity.app, stop: () => identity.stop() };

@@ -5,6 +5,7 @@ import { identityConfigSchema } from '../src/config';
 const minimal = {
   MONGODB_URL: 'mongodb://127.0.0.1:27017',
   AMQP_URL: 'amqp://127.0.0.1:5672',
+  REDIS_URL: 'redis://127.0.0.1:6379',
   PRINCIPAL_SECRET: 'p'.repeat(32),
   JWT_SECRET: 'j'.repeat(32),
 };

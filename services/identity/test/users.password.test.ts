@@ -48,7 +48,7 @@ describe('PUT /users/:id/password and /users/me/password', () => {
   test.each([
     ['an existing user', async (h: IdentityHarness) => (await h.aUser()).id],
     ['an unknown id', async () => unknownId()],
-  ])("when the Basic credentials are another valid user's and the id is %s, then 403 and nothing changes", async (_label, target) => {
+  ])("when the Basic credentials are another valid user's and the id is %s, then the wrong-password 401 and nothing changes", async (_label, target) => {
     const attacker = await h.aUser();
     const id = await target(h);
     const before = id.length === 24 ? await h.userDoc(id) : null;
@@ -59,8 +59,9 @@ describe('PUT /users/:id/password and /users/me/password', () => {
       .type('form')
       .send({ password: 'taken-over-now' });
 
-    expectProblem(res, 403);
-    expect(res.body.code).toBe('not_your_password');
+    // The same answer as a wrong password: it can't tell whether the attacker's password was right.
+    expectProblem(res, 401);
+    expect(res.body.code).toBe('invalid_credentials');
     if (before) expect((await h.userDoc(id))?.passwordHash).toBe(before.passwordHash);
     expect((await signIn(attacker.email, attacker.password)).status).toBe(201);
   });

@@ -92,7 +92,7 @@ export async function startProcess(options: {
   const out = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, [script], {
     cwd: ROOT_DIR,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', ...options.env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', REDIS_URL: process.env.REDIS_URL ?? '', ...options.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', out, out],
   });
   fs.closeSync(out);

@@ -11,7 +11,7 @@ export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const readRepoFile = (rel: string) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
 
 /** Ports the backing images listen on inside the network (their images, not this repo, decide). */
-export const BACKING_PORTS: Record<string, number[]> = { mongo: [27017], rabbitmq: [5672, 15672], mailpit: [1025, 8025] };
+export const BACKING_PORTS: Record<string, number[]> = { mongo: [27017], rabbitmq: [5672, 15672], redis: [6379], mailpit: [1025, 8025] };
 
 function stringsIn(doc: unknown): string[] {
   if (typeof doc === 'string') return [doc];

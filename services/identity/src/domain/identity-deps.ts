@@ -1,6 +1,7 @@
 import type { ListingQuery } from '@restgate/shared';
 import type { PasswordHasher } from './password-hasher';
 import type { SocialProviderName } from './social/social-provider';
+import type { SignInBackoff } from './sign-in-backoff';
 import type { TokenIssuer } from './token-issuer';
 import type { UserRecord } from './user';
 
@@ -40,4 +41,6 @@ export interface IdentityDeps {
   users: UserRepository;
   hasher: PasswordHasher;
   tokens: TokenIssuer;
+  /** The password back-off (absent: no throttling, as in tests that don't exercise it). */
+  backoff?: SignInBackoff;
 }

@@ -1,10 +1,13 @@
-/** Hashes and compares passwords (off the event loop: `crypto/password-hasher.ts`). */
+/** Hashes and compares passwords (off the event loop, in a bounded queue: `crypto/password-hasher.ts`). */
 export interface PasswordHasher {
-  hash(password: string): Promise<string>;
+  /** `signal`: the request's; once aborted (the client went away), a queued hash is dropped. */
+  hash(password: string, signal?: AbortSignal): Promise<string>;
   /**
    * True when `password` matches `hash`. With `hash` null (no such user) it compares against a
    * dummy hash of the same cost and answers false, so both failures take about the same time.
    */
-  compare(password: string, hash: string | null): Promise<boolean>;
+  compare(password: string, hash: string | null, signal?: AbortSignal): Promise<boolean>;
+  /** Checks in progress (running or waiting), those waiting for a worker, and those done since start. */
+  stats(): { inFlight: number; queued: number; completed: number };
   close(): Promise<void>;
 }

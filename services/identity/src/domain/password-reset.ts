@@ -4,6 +4,7 @@ import { identityErrors } from '../errors';
 import type { UserRepository } from './identity-deps';
 import type { PasswordHasher } from './password-hasher';
 import type { PasswordResetMail } from './password-reset-mail';
+import type { ResetMailCap } from './reset-mail-cap';
 import { nameFromEmail, type UserRecord } from './user';
 
 /** A stored reset, as the use cases see it. */
@@ -47,6 +48,8 @@ export interface PasswordResetDeps {
   settings: PasswordResetSettings;
   /** Called after a mail request is written, so the relay publishes it now rather than at its next poll. */
   mailQueued: () => void;
+  /** Reset mails per e-mail address (absent: no cap). */
+  mailCap?: ResetMailCap;
 }
 
 const TOKEN_BYTES = 32;

@@ -15,13 +15,23 @@ export interface RequestPasswordResetInput {
  * the relay. The caller's answer must not tell whether the e-mail is registered, so an unknown
  * e-mail gets the same work — a lookup, a fresh token, one insert (a stand-in row that no token
  * opens and that sends nothing) — and the same outcome: nothing thrown, nothing returned.
+ *
+ * Past the per-address mail cap nothing is written and nothing sent, with the same outcome again.
+ * A new mail replaces the user's earlier reset tokens rather than adding to them: only the latest
+ * link works, so tokens never pile up.
  */
 export async function requestPasswordReset(deps: PasswordResetDeps, input: RequestPasswordResetInput, log?: Logger): Promise<void> {
-  const user = await deps.users.findByEmail(normalizeEmail(input.email));
+  const email = normalizeEmail(input.email);
+  const user = await deps.users.findByEmail(email);
+  if (deps.mailCap && !(await deps.mailCap.allow(email))) {
+    log?.info({ userId: user?.id }, 'password reset mail cap reached for this address; nothing sent');
+    return;
+  }
   const { token, tokenHash } = newResetToken();
   const expiresAt = new Date(Date.now() + deps.settings.ttlSeconds * 1000);
   const link = resetLink(input.link, token, deps.settings);
   const envelope = user ? mailFor(user, link, expiresAt, input.requestId, log) : null;
+  if (user && envelope) await deps.resets.deleteAllOfUser(user.id);
   if (user && envelope) await deps.resets.insertWithMail({ userId: user.id, tokenHash, expiresAt, envelope });
   else await deps.resets.insertStandIn({ tokenHash, expiresAt });
   deps.mailQueued();

@@ -6,6 +6,9 @@ import { parseBasicCredentials } from './basic-credentials';
 
 export function authRoutes(deps: IdentityDeps, api: typeof authApi): RouteDef[] {
   return bindRoutes(api, {
-    signIn: async ({ headers }) => ({ status: 201, body: await signIn(deps, parseBasicCredentials(headers.authorization)) }),
+    signIn: async ({ headers, clientAddress, signal }) => ({
+      status: 201,
+      body: await signIn(deps, parseBasicCredentials(headers.authorization), { clientAddress, signal }),
+    }),
   });
 }

@@ -16,9 +16,9 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
     status: 200,
     body: await updateProfile(deps, principal, params.id ?? 'me', body),
   });
-  const password = async ({ headers, params, body }: RouteInput<{ password: string }, unknown, { id?: string }>) => ({
+  const password = async ({ headers, params, body, clientAddress, signal }: RouteInput<{ password: string }, unknown, { id?: string }>) => ({
     status: 200,
-    body: await changePassword(deps, parseBasicCredentials(headers.authorization), params.id ?? 'me', body.password),
+    body: await changePassword(deps, parseBasicCredentials(headers.authorization), params.id ?? 'me', body.password, { clientAddress, signal }),
   });
 
   return bindRoutes(api, {

@@ -1,10 +1,12 @@
-import { createLogger, loadConfig, type Principal } from '@restgate/shared';
+import { createLogger, createMetrics, loadConfig, type Metrics, type Principal } from '@restgate/shared';
 import { asPrincipal, randomEmail, TEST_PRINCIPAL_SECRET, testMongoUrl, uniqueDbName, uniqueSuffix } from '@restgate/shared/testing';
 import type { Express } from 'express';
 import { ObjectId, type Db } from 'mongodb';
 import request from 'supertest';
+import type { AbuseProtection } from '../../src/abuse.wiring';
 import { identityConfigSchema, type IdentityConfig } from '../../src/config';
 import { createUser } from '../../src/domain/create-user';
+import type { PasswordHasher } from '../../src/domain/password-hasher';
 import type { Role } from '../../src/domain/user';
 import { createIdentity } from '../../src/identity';
 import type { PasswordResets } from '../../src/password-reset.wiring';
@@ -33,6 +35,10 @@ export interface IdentityHarness {
   userDoc(id: string): Promise<Record<string, any> | null>;
   /** Password resets as start.ts wires them; the broker connection and the outbox relay run only after `passwordResets.start()`. */
   passwordResets: PasswordResets;
+  hasher: PasswordHasher;
+  metrics: Metrics;
+  /** With `{ abuse: true }`: the back-off and reset-mail cap on Redis, as start.ts wires them. */
+  abuse?: AbuseProtection;
   close(): Promise<void>;
 }
 
@@ -40,7 +46,7 @@ export interface IdentityHarness {
  * The identity service as start.ts builds it (`createIdentity`), on its own database, with cheap
  * bcrypt. The relay is not started: tests that need it call `passwordResets.start()`.
  */
-export async function startIdentity(env: Record<string, string> = {}): Promise<IdentityHarness> {
+export async function startIdentity(env: Record<string, string> = {}, options: { abuse?: boolean } = {}): Promise<IdentityHarness> {
   const config = loadConfig(identityConfigSchema, {
     PORT: '0',
     MONGODB_URL: testMongoUrl(),
@@ -52,13 +58,24 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<I
     LOG_LEVEL: 'silent',
     AMQP_URL: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
     TOPOLOGY_PREFIX: `test.identity.${uniqueSuffix()}.`,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: `test-identity-${uniqueSuffix()}`,
     ...env,
   });
   const logger = createLogger({ name: 'identity-test', level: config.LOG_LEVEL });
+  const metrics = createMetrics();
+  // Abuse protection only where a test asks for it: other tests sign in many times from one address.
   // A short reconnect back-off: outage tests wait for the reconnect.
-  const identity = createIdentity({ config, logger, amqpOptions: { reconnectDelayMs: { min: 50, max: 500 } } });
-  const { app, mongo, deps, passwordResets } = identity;
+  const identity = createIdentity({
+    config,
+    logger,
+    metrics,
+    abuseProtection: options.abuse ?? false,
+    amqpOptions: { reconnectDelayMs: { min: 50, max: 500 } },
+  });
+  const { app, mongo, deps, passwordResets, abuse } = identity;
   try {
+    await identity.whenReady();
     await identity.ensureIndexes(0);
   } catch (err) {
     await identity.stop();
@@ -82,6 +99,9 @@ export async function startIdentity(env: Record<string, string> = {}): Promise<I
     },
     userDoc: (id) => mongo.db.collection('users').findOne({ _id: new ObjectId(id) }),
     passwordResets,
+    hasher: deps.hasher,
+    metrics,
+    abuse,
     async close() {
       // The relay first, so nothing writes to the database while it is dropped.
       await passwordResets.stop();

@@ -85,7 +85,7 @@ export interface MailPipeline {
   mail: MailerEnv;
   smtp: TestSmtp;
   /** An identity app on this pipeline's topology, its relay started and connected. */
-  identity(env?: Record<string, string>): Promise<IdentityHarness>;
+  identity(env?: Record<string, string>, options?: { abuse?: boolean }): Promise<IdentityHarness>;
   /** Mails the SMTP server accepted for `email`. */
   mailsTo(email: string): ParsedMail[];
   /** Waits for `count` mails to `email`. */
@@ -112,13 +112,16 @@ export async function startMailPipeline(options: { startMailer?: boolean } = {})
     mail,
     smtp,
     mailsTo,
-    async identity(env = {}) {
-      const h = await startIdentity({
-        AMQP_URL: mail.settings.AMQP_URL,
-        TOPOLOGY_PREFIX: mail.settings.TOPOLOGY_PREFIX,
-        OUTBOX_POLL_MS: '200',
-        ...env,
-      });
+    async identity(env = {}, options = {}) {
+      const h = await startIdentity(
+        {
+          AMQP_URL: mail.settings.AMQP_URL,
+          TOPOLOGY_PREFIX: mail.settings.TOPOLOGY_PREFIX,
+          OUTBOX_POLL_MS: '200',
+          ...env,
+        },
+        options,
+      );
       identities.push(h);
       h.passwordResets.start();
       await h.passwordResets.amqp.waitUntilConnected(10_000);

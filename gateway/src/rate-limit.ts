@@ -1,0 +1,103 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import {
+  CLIENT_ADDRESS_HEADER,
+  parseQuota,
+  rateLimited,
+  rateLimitHeaders,
+  routeKey,
+  signClientAddress,
+  type LimitDecision,
+  type Limiter,
+  type Principal,
+  type RateLimits,
+} from '@restgate/shared';
+import type { GatewayConfig } from './config';
+
+/** Per-address ceilings on top of the one on all routes; each is a `RATE_LIMIT_<NAME>` key. */
+export type RouteLimitName = 'credentials' | 'sign-up' | 'refresh' | 'social' | 'password-resets';
+
+/**
+ * Which routes (method + path pattern, as the policy table names them) count against which
+ * ceiling. A route missing here has only the ceiling on all routes. To limit a new route, add its
+ * row here (and a `RATE_LIMIT_*` key when it needs a ceiling of its own).
+ */
+export const ROUTE_LIMITS: Readonly<Record<string, RouteLimitName>> = {
+  'POST /auth': 'credentials',
+  'PUT /users/me/password': 'credentials',
+  'PUT /users/:id/password': 'credentials',
+  'POST /users': 'sign-up',
+  'POST /auth/refresh': 'refresh',
+  'POST /auth/facebook': 'social',
+  'POST /auth/github': 'social',
+  'POST /auth/google': 'social',
+  'POST /password-resets': 'password-resets',
+};
+
+const QUOTA_KEYS: Record<RouteLimitName | 'all', keyof GatewayConfig> = {
+  all: 'RATE_LIMIT_ALL',
+  credentials: 'RATE_LIMIT_CREDENTIALS',
+  'sign-up': 'RATE_LIMIT_SIGN_UP',
+  refresh: 'RATE_LIMIT_REFRESH',
+  social: 'RATE_LIMIT_SOCIAL',
+  'password-resets': 'RATE_LIMIT_PASSWORD_RESETS',
+};
+
+export type LimitCheck = (address: string, res: Response, route: { method: string; path: string }, principal: Principal) => Promise<void>;
+
+/**
+ * The gateway's per-address ceilings, counted in Redis so they hold across gateway replicas.
+ * The master key is a trusted client: its ceilings are `RATE_LIMIT_MASTER_FACTOR` times higher
+ * (counted apart from the same address's other requests). While Redis is away each replica counts
+ * in its own memory (logged, and counted in `rate_limit_store_errors_total`).
+ */
+export function createLimitCheck(limits: RateLimits, config: GatewayConfig): LimitCheck {
+  const make = (name: RouteLimitName | 'all', factor: number, suffix: string): Limiter => {
+    const quota = parseQuota(String(config[QUOTA_KEYS[name]]));
+    return limits.limiter({ name: `${name}${suffix}`, points: quota.points * factor, seconds: quota.seconds, onStoreError: 'memory' });
+  };
+  const names = Object.keys(QUOTA_KEYS) as (RouteLimitName | 'all')[];
+  const plain = new Map(names.map((n) => [n, make(n, 1, '')]));
+  const trusted = new Map(names.map((n) => [n, make(n, config.RATE_LIMIT_MASTER_FACTOR, '-master')]));
+
+  return async (address, res, route, principal) => {
+    const set = principal.kind === 'master' ? trusted : plain;
+    const own = ROUTE_LIMITS[routeKey(route.method, route.path)];
+    const decisions: LimitDecision[] = [await set.get('all')!.consume(address)];
+    if (own) decisions.push(await set.get(own)!.consume(address));
+    const refused = decisions.find((d) => !d.allowed);
+    if (refused) throw rateLimited(refused, decisions);
+    // Services read the headers back from the response only through the proxy: set them now.
+    res.set(rateLimitHeaders(decisions));
+  };
+}
+
+const addresses = new WeakMap<Request, string>();
+
+/**
+ * Two steps around admission. `before` reads the client's address while `X-Forwarded-For` is still
+ * there (admission replaces it). `after`, once the principal is known, applies the per-address
+ * ceilings, then hands the service that address, signed, so that its own limits (the password
+ * back-off) key on the address the gateway saw.
+ */
+export function limitAndSign(
+  check: LimitCheck,
+  principalSecret: string,
+  routeOf: (req: Request) => { method: string; path: string },
+  principalOf: (req: Request) => Principal,
+): { before: RequestHandler; after: RequestHandler } {
+  return {
+    before: (req, _res, next) => {
+      addresses.set(req, req.ip ?? req.socket.remoteAddress ?? 'unknown');
+      next();
+    },
+    after: (req: Request, res: Response, next: NextFunction) => {
+      const address = addresses.get(req) ?? req.socket.remoteAddress ?? 'unknown';
+      check(address, res, routeOf(req), principalOf(req)).then(() => {
+        const path = req.url.split('?')[0] ?? '/';
+        req.headers[CLIENT_ADDRESS_HEADER] = signClientAddress(address, principalSecret, req.method, path);
+        req.headers['x-forwarded-for'] = address;
+        next();
+      }, next);
+    },
+  };
+}

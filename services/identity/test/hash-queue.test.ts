@@ -1,0 +1,75 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { asPrincipal } from '@restgate/shared/testing';
+import { eventually } from '../../mailer/test/support/eventually';
+import { basic, expectProblem, MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';
+
+describe('bounded hashing', () => {
+  let h: IdentityHarness;
+  beforeAll(async () => {
+    // One worker, slow hashes and no waiting room: a burst is bound to find the queue full.
+    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '1', BCRYPT_ROUNDS: '12' });
+  });
+  afterAll(() => h.close());
+
+  test('when more password checks come than the queue holds, then the overflow is a 503 with Retry-After at once, and the rest are answered', async () => {
+    const user = await h.aUser();
+
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () => h.call('post', '/auth', MASTER).set('Authorization', basic(user.email, user.password))),
+    );
+
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
+    const busy = replies.filter((r) => r.status === 503);
+    expect(busy.length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((s) => s === 201 || s === 503)).toBe(true);
+    expectProblem(busy[0]!, 503);
+    expect(busy[0]!.body.code).toBe('busy');
+    expect(busy[0]!.headers['retry-after']).toBe('1');
+    // The queue drains: the next check is served.
+    expect((await h.call('post', '/auth', MASTER).set('Authorization', basic(user.email, user.password))).status).toBe(201);
+  });
+});
+
+describe('a client gone before its check', () => {
+  let h: IdentityHarness;
+  let server: http.Server;
+  let port: number;
+  beforeAll(async () => {
+    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '4', BCRYPT_ROUNDS: '12' });
+    server = http.createServer(h.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await h.close();
+  });
+
+  test('when the client closes the connection while its check waits in the queue, then that check is never hashed', async () => {
+    const user = await h.aUser();
+    await eventually(() => h.hasher.stats().queued === 0 && h.hasher.stats().completed >= 2, { what: 'the pool to settle' });
+    const before = h.hasher.stats().completed;
+    const first = h
+      .call('post', '/auth', MASTER)
+      .set('Authorization', basic(user.email, user.password))
+      .then((r) => r);
+    await eventually(() => h.hasher.stats().inFlight === 1, { what: 'the first check to start' });
+    const gone = http.request({
+      port,
+      host: '127.0.0.1',
+      method: 'POST',
+      path: '/auth',
+      headers: { ...asPrincipal(MASTER, 'post', '/auth'), authorization: basic(user.email, 'a-guess-never-checked') },
+    });
+    gone.on('error', () => undefined);
+    gone.end();
+    await eventually(() => h.hasher.stats().queued === 1, { what: 'the second check to wait in the queue' });
+    gone.destroy();
+
+    expect((await first).status).toBe(201);
+    await eventually(() => h.hasher.stats().queued === 0, { what: 'the queue to empty' });
+    expect(h.hasher.stats().completed).toBe(before + 1);
+  });
+});
