@@ -59,7 +59,9 @@ export function createHttpApp(options: HttpAppOptions): Express {
     pinoHttp({
       logger: options.logger,
       genReqId: (req, res) => requestIdFor(req, res),
-      // Lines logged through req.log carry `reqId` (the completion line also has `req.id`).
+      // Every line logged through req.log carries `requestId`, the name the problem bodies, the AMQP
+      // messages and the mailer's lines use too: one grep key across every service's log.
+      customAttributeKeys: { reqId: 'requestId' },
       quietReqLogger: true,
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
       autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' || req.url === '/metrics' },
