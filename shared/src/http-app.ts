@@ -43,7 +43,14 @@ export function hasBody(req: Request): boolean {
 
 /** 415 for a body that is neither a form nor JSON. */
 export function assertSupportedBody(req: Request, _res: Response, next: NextFunction): void {
-  next(hasBody(req) && !req.is(BODY_TYPES) ? errors.unsupportedMediaType() : undefined);
+  if (!hasBody(req) || req.is(BODY_TYPES)) return next();
+  next(
+    errors.unsupportedMediaType(
+      !req.headers['content-type']
+        ? 'The body came without a Content-Type: send Content-Type: application/json (or application/x-www-form-urlencoded).'
+        : undefined,
+    ),
+  );
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   declareMailTopology,
   mailTopology,
   type AmqpClient,
+  type Logger,
   type MailTopology,
   type MongoHandle,
 } from '@restgate/shared';
@@ -39,7 +40,8 @@ export function testAmqpUrl(): string {
 export interface MailerEnv {
   settings: MailerSettings;
   /** Starts a mailer with the env's settings (plus `overrides`) and waits until it consumes. */
-  startMailer(overrides?: Partial<MailerSettings>): Promise<Mailer>;
+  /** Starts a mailer on these settings; `logger` to read its lines (default: the silent test logger). */
+  startMailer(overrides?: Partial<MailerSettings>, logger?: Logger): Promise<Mailer>;
   /** Publishes like the identity service does. */
   publisher: AmqpClient;
   topology: MailTopology;
@@ -104,8 +106,8 @@ export async function aMailerEnv(overrides: Partial<MailerSettings> = {}): Promi
     publisher,
     deliveries: mongo.db.collection<DeliveryDoc>(DELIVERIES_COLLECTION),
 
-    async startMailer(mailerOverrides = {}) {
-      const mailer = createMailer({ ...settings, ...mailerOverrides }, testLogger);
+    async startMailer(mailerOverrides = {}, logger = testLogger) {
+      const mailer = createMailer({ ...settings, ...mailerOverrides }, logger);
       mailers.push(mailer);
       mailer.start();
       await mailer.amqp.waitUntilConnected(10_000);
