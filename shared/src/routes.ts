@@ -47,6 +47,8 @@ export interface RouteDef<B = any, Q = any, P = any> {
   path: string;
   level: AccessLevel;
   summary: string;
+  /** Longer text for the API docs (markdown), under the summary. */
+  description?: string;
   tags?: string[];
   schemas?: { body?: Joi.ObjectSchema<B>; query?: Joi.ObjectSchema<Q>; params?: Joi.ObjectSchema<P> };
   responses?: Record<number, ResponseDoc>;

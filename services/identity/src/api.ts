@@ -42,6 +42,15 @@ export const authApi = {
 
 type TokenInput = { access_token?: string | string[] };
 
+/** What enabling each provider takes, besides naming it in SOCIAL_PROVIDERS. */
+const SOCIAL_SETUP: Record<string, string> = {
+  facebook:
+    'Set `FACEBOOK_APP_ID` and `FACEBOOK_APP_SECRET` (your Facebook app, with Facebook Login) so that only tokens issued to your app sign in; the token needs `email` and `public_profile`.',
+  github: 'The client gets the token from your GitHub OAuth app (or GitHub App), with the `user:email` scope.',
+  google:
+    'Set `GOOGLE_CLIENT_ID` to your OAuth client id(s) so that only tokens issued to them sign in; the token needs the `openid email profile` scopes.',
+};
+
 const socialSpec = (provider: string, label: string) =>
   defineSpec<TokenInput, TokenInput>({
     method: 'post',
@@ -49,11 +58,13 @@ const socialSpec = (provider: string, label: string) =>
     level: 'provider',
     tags: ['auth'],
     summary: `Sign in with a ${label} access token: the linked user, else the user with the e-mail ${label} says is verified, else a new user.`,
+    description: `Off until the identity service's \`SOCIAL_PROVIDERS\` names \`${provider}\` (a 404 \`route_not_found\` meanwhile). ${SOCIAL_SETUP[provider] ?? ''}`,
     schemas: { body: providerTokenBody, query: providerTokenQuery },
     responses: {
       201: { description: 'A user token and the user, as POST /auth gives.', schema: signInSchema },
       400: { description: 'The access token given in more than one place, or an invalid body or query.' },
       401: { description: `No access token, or ${label} refused it, or it was issued to another app.` },
+      404: { description: `${label} sign-in is not enabled (\`SOCIAL_PROVIDERS\`): \`route_not_found\`.` },
       409: { description: `The account with this e-mail is already linked to another ${label} identity.` },
       422: {
         description: `${label} shared no e-mail (\`provider_email_missing\`) or does not say it is verified (\`provider_email_unverified\`).`,
