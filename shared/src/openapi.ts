@@ -81,6 +81,8 @@ export const OPENAPI_VERSION = '3.1.0';
 export const API_VERSION = '0.1.0';
 const BODY_CONTENT_TYPES = ['application/x-www-form-urlencoded', 'application/json'] as const;
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+const HTML_MEDIA_TYPE = 'text/html';
+const HTML_PAGE: OpenApiMediaType = { schema: { type: 'string', description: 'An HTML page, for a browser.' } };
 
 /** What the whole API promises, shown at the top of the docs page. */
 export const API_DESCRIPTION = `restgate: users, sign-in with signed tokens, password resets, social login and example resources, behind one gateway.
@@ -511,10 +513,11 @@ export function buildOperation(route: RouteDef, components: OpenApiComponents): 
   const declared = Object.entries(route.responses ?? {});
   const responses: OpenApiOperation['responses'] = {};
   for (const [status, doc] of declared) {
-    responses[status] =
+    const response =
       Number(status) < 400
         ? successResponse(doc.description, doc.schema, listing, components)
         : errorResponse(status, doc.description, doc.schema, components);
+    responses[status] = doc.html && !('$ref' in response) ? { ...response, content: { ...response.content, [HTML_MEDIA_TYPE]: HTML_PAGE } } : response;
   }
   if (!declared.some(([status]) => Number(status) < 400)) responses['2XX'] = { description: 'Success.' };
   const derived: number[] = [500, 503];

@@ -33,12 +33,16 @@ export interface RouteInput<B = Record<string, unknown>, Q = Record<string, unkn
 export interface RouteResult {
   status: number;
   body?: unknown;
+  /** An HTML page to answer instead of a JSON body (a page for people, such as the reset form). */
+  html?: string;
   headers?: Record<string, string>;
 }
 
 export interface ResponseDoc {
   description: string;
   schema?: Joi.Schema;
+  /** The route also answers this status as an HTML page (`text/html`). */
+  html?: boolean;
 }
 
 /** One row of a service's route table. The same row drives validation, access and the API docs. */
@@ -190,7 +194,8 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
         };
         const result = await route.handler(input);
         res.status(result.status).set(result.headers ?? {});
-        if (result.body === undefined) res.end();
+        if (result.html !== undefined) res.type('html').send(result.html);
+        else if (result.body === undefined) res.end();
         else res.json(result.body);
       } catch (err) {
         next(err);

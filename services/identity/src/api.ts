@@ -206,8 +206,28 @@ export function passwordResetApi(options: IdentityApiOptions) {
       path: '/password-resets/:token',
       level: 'public',
       tags,
-      summary: 'Whose password a reset token resets (for the reset page).',
-      responses: { 200: { description: 'The user the token belongs to.', schema: passwordResetViewSchema }, 404: deadToken },
+      summary: 'Whose password a reset token resets; a browser (`Accept: text/html`) gets the reset page instead.',
+      description:
+        'The link in the reset mail. JSON clients get `{ user }`. A request whose `Accept` prefers `text/html` gets a page with a form (new password, twice) that posts to `POST /password-resets/{token}`; a dead token gets a page saying so, with status 404.',
+      responses: {
+        200: { description: 'The user the token belongs to (JSON), or the reset form (HTML).', schema: passwordResetViewSchema, html: true },
+        404: { ...deadToken, html: true },
+      },
+    }),
+    submitPasswordResetForm: defineSpec<{ password?: string; confirmation?: string }, unknown, { token: string }>({
+      method: 'post',
+      path: '/password-resets/:token',
+      level: 'public',
+      tags,
+      summary: "The reset page's form: sets the new password and answers a page with the outcome.",
+      description:
+        'For browsers, which cannot send PUT from a form: `application/x-www-form-urlencoded` with `password` and `confirmation`. The same rules and effect as `PUT /password-resets/{token}`; every answer is an HTML page. API clients use the PUT.',
+      schemas: { body: schemas.formBody },
+      responses: {
+        200: { description: 'The password is set: a page that says so.', html: true },
+        400: { description: 'The passwords differ or break the rules: the form again, saying why; the token stays valid.', html: true },
+        404: { ...deadToken, html: true },
+      },
     }),
     completePasswordReset: defineSpec<{ password: string }, unknown, { token: string }>({
       method: 'put',
