@@ -86,6 +86,10 @@ const HTML_PAGE: OpenApiMediaType = { schema: { type: 'string', description: 'An
 
 /** What the whole API promises, shown at the top of the docs page. */
 export const API_DESCRIPTION = `restgate: users, sign-in with signed tokens, password resets, social login and example resources, behind one gateway.
+The whole contract, with the decisions taken where it was silent, is \`docs/api.md\` in the repository; this document is generated from the same route specs.
+
+To try a route here: **Authorize** once with \`userToken\` (a user token from \`POST /auth\`; an admin's token for admin routes, which take the same scheme)
+and, for sign-up or sign-in, \`masterKey\` (and \`basic\`); Swagger UI then sends \`Authorization: Bearer <token>\`, or the master key as \`access_token\`.
 
 ## Requests
 Bodies are \`application/x-www-form-urlencoded\` (the primary form, parsed flat) or \`application/json\`, on every endpoint.
