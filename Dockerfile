@@ -1,5 +1,3 @@
-# syntax=docker/dockerfile:1
-#
 # One image recipe for every restgate service. Build arguments:
 #   SERVICE  the service's workspace folder: gateway, services/identity, services/articles, ...
 #   PORT     the port the service listens on (also the default of the PORT variable at run time)

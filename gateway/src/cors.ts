@@ -1,5 +1,6 @@
 import cors from 'cors';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
+import { AppError, isAppError } from '@restgate/shared';
 
 /** Response headers a browser client may read: paging, request id, auth challenges, back-off. */
 const EXPOSED = ['X-Request-Id', 'X-Total-Count', 'Link', 'Location', 'WWW-Authenticate', 'Retry-After', 'Allow'];
@@ -22,5 +23,21 @@ export function corsFor(spec: string): RequestHandler | undefined {
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
     exposedHeaders: EXPOSED,
     maxAge: 600,
+  });
+}
+
+/**
+ * With CORS off, a browser's preflight meets the 405 of an unknown method; the answer then names
+ * the setting that would let the page's origin in, since the browser console shows nothing else.
+ */
+export function explainPreflight(req: Request, err: unknown): unknown {
+  const preflight = req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+  if (!preflight || !isAppError(err) || err.status !== 405) return err;
+  return new AppError({
+    code: 'cors_not_enabled',
+    status: 405,
+    title: 'Method not allowed',
+    detail: `This is a CORS preflight from ${req.headers.origin}, and CORS is off: the gateway answers preflights only when its CORS_ORIGINS setting lists the page's origin (or "*").`,
+    headers: err.headers,
   });
 }

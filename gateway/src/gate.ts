@@ -9,7 +9,9 @@ import {
   type PresentedToken,
   type Principal,
 } from '@restgate/shared';
+import { assertCredentialKinds } from './access-hints';
 import type { Authenticator } from './authenticate';
+import { explainPreflight } from './cors';
 import { takeAccessTokens } from './credentials';
 import { rewriteForwardHeaders } from './forward-headers';
 import type { PolicyMatcher, PolicyRow } from './policy';
@@ -72,6 +74,7 @@ function admit(options: GateOptions) {
       ];
       const credential = singleCredential(presented);
       if (credential) principal = options.authenticate(credential.token);
+      assertCredentialKinds(route.level, principal, authorization);
       assertAccess(route.level, principal);
       principals.set(req, principal);
 
@@ -99,7 +102,12 @@ function admit(options: GateOptions) {
  */
 export function createGate(options: GateOptions): RequestHandler[] {
   const matchRoute: RequestHandler = (req, _res, next) => {
-    const row = options.matchRoute(req.method, splitUrl(req.url).path);
+    let row: PolicyRow;
+    try {
+      row = options.matchRoute(req.method, splitUrl(req.url).path);
+    } catch (err) {
+      throw explainPreflight(req, err);
+    }
     routes.set(req, row);
     labelRoute(req, row.path); // the HTTP series count by policy row, never by raw URL
     next();

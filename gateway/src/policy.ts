@@ -1,5 +1,5 @@
 import { match } from 'path-to-regexp';
-import { applyPolicy, errors, parsePolicyOverrides, routeKey, type AccessLevel, type HttpMethod, type ServiceApi } from '@restgate/shared';
+import { applyPolicy, errors, parsePolicyOverrides, routeKey, type AccessLevel, type HttpMethod, type RouteSpec, type ServiceApi } from '@restgate/shared';
 
 /** One row of the gateway's policy table: which principal a method + path needs, and where it goes. */
 export interface PolicyRow {
@@ -8,6 +8,8 @@ export interface PolicyRow {
   level: AccessLevel;
   /** The registry name of the service that serves the route. */
   upstream: string;
+  /** The service's spec of the route: the docs describe it from here when the running service doesn't. */
+  spec?: RouteSpec;
 }
 
 /**
@@ -26,7 +28,7 @@ export function policyRowsFrom(apis: Readonly<Record<string, ServiceApi>>): Poli
       const taken = owner.get(key);
       if (taken) throw new Error(`${key} is declared by both ${taken} and ${upstream}`);
       owner.set(key, upstream);
-      rows.push({ method: spec.method, path: spec.path, level: spec.level, upstream });
+      rows.push({ method: spec.method, path: spec.path, level: spec.level, upstream, spec });
     }
   }
   return rows;

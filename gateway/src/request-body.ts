@@ -22,6 +22,19 @@ function assertUtf8Json(req: Request): void {
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw errors.unsupportedMediaType();
 }
 
+/** A form body that parses as a JSON object or array is JSON sent with the wrong type. */
+function assertNotJson(raw: Buffer): void {
+  const text = raw.toString('utf8').trim();
+  if (!text.startsWith('{') && !text.startsWith('[')) return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return; // a form whose first key starts with a brace, however odd: it is parsed as a form
+  }
+  if (typeof parsed === 'object' && parsed !== null) throw errors.jsonSentAsForm();
+}
+
 /**
  * The body to forward without `access_token`, and the tokens it held. Forms are edited as text
  * (other pairs keep their exact bytes); JSON is re-serialized only when it held a token.
@@ -31,6 +44,7 @@ export function stripBodyTokens(req: Request): { tokens: string[]; body: Buffer 
   if (!raw || raw.length === 0) return { tokens: [], body: raw };
   if (req.is('application/x-www-form-urlencoded')) {
     // latin1 maps each byte to one char and back, so untouched pairs survive even if not UTF-8.
+    assertNotJson(raw);
     const { tokens, rest } = takeAccessTokens(raw.toString('latin1'));
     return { tokens, body: tokens.length ? Buffer.from(rest, 'latin1') : raw };
   }

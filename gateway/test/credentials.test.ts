@@ -216,11 +216,52 @@ describe('HTTP Basic and provider tokens', () => {
     expect(principalOf(received, TEST_PRINCIPAL_SECRET)).toEqual({ kind: 'master' });
   });
 
-  test('when POST /auth carries Basic but no master key, then 401', async () => {
-    const res = await request(gateway.app).post('/auth').set('Authorization', basic);
+  test('when POST /auth carries Basic but no master key, then 401 master_key_missing names the master key, and nothing is forwarded', async () => {
+    let res!: request.Response;
+    const forwarded = await forwardedDuring(async () => {
+      res = await request(gateway.app).post('/auth').set('Authorization', basic);
+    });
 
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toBe(BEARER_CHALLENGE);
+    expect(res.body).toMatchObject({ code: 'master_key_missing', detail: expect.stringMatching(/^The master key is missing: send it as access_token/) });
+    expect(forwarded).toBe(0);
+  });
+
+  test('when POST /auth carries neither, then 401 names both the master key and HTTP Basic', async () => {
+    const res = await request(gateway.app).post('/auth');
+
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ code: 'credential_missing', detail: expect.stringContaining('the master key as access_token') });
+    expect(res.body.detail).toContain('HTTP Basic');
+  });
+
+  test('when POST /auth carries the master key but no Basic, then 401 basic_required with the Basic challenge', async () => {
+    const res = await request(gateway.app).post('/auth').type('form').send({ access_token: TEST_MASTER_KEY });
+
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toBe('Basic realm="restgate"');
+    expect(res.body).toMatchObject({ code: 'basic_required' });
+  });
+
+  test('when PUT /users/:id/password carries a Bearer user token instead of Basic, then 401 says the route needs HTTP Basic, and nothing is forwarded', async () => {
+    const id = anObjectId();
+    let res!: request.Response;
+    const forwarded = await forwardedDuring(async () => {
+      res = await request(gateway.app)
+        .put(`/users/${id}/password`)
+        .set('Authorization', `Bearer ${aUserToken({ sub: id })}`)
+        .type('form')
+        .send({ password: 'new-secret-123' });
+    });
+
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toBe('Basic realm="restgate"');
+    expect(res.body).toMatchObject({
+      code: 'basic_required',
+      detail: "This route needs HTTP Basic (the user's e-mail and password in Authorization: Basic), not a Bearer token.",
+    });
+    expect(forwarded).toBe(0);
   });
 
   test('when PUT /users/me/password carries Basic, then it is forwarded untouched for identity to check', async () => {

@@ -15,6 +15,7 @@ import {
 } from '@restgate/shared';
 import { TEST_PRINCIPAL_SECRET, validateOpenApiDocument } from '@restgate/shared/testing';
 import { createDocsRouter, mergeOpenApi, type DocsPolicyRow } from '../src/docs';
+import { POLICY_ROWS } from './support/routes';
 
 const logger = createLogger({ name: 'docs-test', level: 'silent' });
 const ok = async () => ({ status: 200 });
@@ -136,6 +137,20 @@ describe('mergeOpenApi', () => {
     expect(github.description).toMatch(/does not describe this route/);
     // The service answers a route it has not got (a social provider it has not enabled) with a 404.
     expect(github.responses['404']).toMatchObject({ description: expect.stringMatching(/does not serve this route/) });
+  });
+
+  test("when a disabled route's row carries its service's spec, then it is described from the spec, 404 and how to enable it included", () => {
+    const [row] = POLICY_ROWS.filter((r) => r.method === 'post' && r.path === '/auth/github');
+    const merged = mergeOpenApi(parts, [row!]);
+    const github = operationsOf(merged)[0]!.op;
+
+    expect(validateOpenApiDocument(merged)).toEqual({ valid: true, errors: [] });
+    expect(github.summary).toMatch(/^Sign in with a GitHub access token/);
+    expect(github.summary).not.toMatch(/not described/);
+    expect(github.description).toContain('SOCIAL_PROVIDERS');
+    expect(github.responses['201']).toBeDefined();
+    expect(github.responses['404']).toMatchObject({ description: expect.stringContaining('not enabled') });
+    expect(github.security).toEqual([{ providerToken: [] }]);
   });
 });
 

@@ -52,8 +52,8 @@ describe('policyRowsFrom', () => {
 
   test('turns every spec of every service into a row naming that service', () => {
     expect(policyRowsFrom({ one: { a: spec('get', '/a') }, two: { b: spec('post', '/b') } })).toEqual([
-      { method: 'get', path: '/a', level: 'public', upstream: 'one' },
-      { method: 'post', path: '/b', level: 'public', upstream: 'two' },
+      { method: 'get', path: '/a', level: 'public', upstream: 'one', spec: spec('get', '/a') },
+      { method: 'post', path: '/b', level: 'public', upstream: 'two', spec: spec('post', '/b') },
     ]);
   });
 

@@ -70,7 +70,7 @@ describe('when the level of GET /articles is changed in its spec only', () => {
 
     expect(merged.status).toBe(200);
     expect(merged.body.paths['/articles'].get['x-restgate-level']).toBe('admin');
-    expect(merged.body.paths['/articles'].get.security).toEqual([{ admin: [] }]);
+    expect(merged.body.paths['/articles'].get.security).toEqual([{ userToken: [] }]);
     expect(part.body.paths['/articles'].get['x-restgate-level']).toBe('admin');
     // Only the changed route: its neighbours keep their levels.
     expect(merged.body.paths['/articles'].post['x-restgate-level']).toBe('user');

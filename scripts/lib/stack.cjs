@@ -94,7 +94,7 @@ function formatLogLine(line) {
   const level = Object.keys(PINO_LEVELS).find((k) => PINO_LEVELS[k] === levelOf(record)) ?? String(record.level);
   const context = [];
   if (record.code) context.push(`code=${record.code}`);
-  const reqId = record.req?.id ?? record.reqId ?? record.requestId;
+  const reqId = record.requestId ?? record.req?.id;
   if (reqId) context.push(`requestId=${reqId}`);
   if (record.req?.method) context.push(`${record.req.method} ${record.req.url}`);
   if (record.res?.statusCode) context.push(`status=${record.res.statusCode}`);

@@ -115,12 +115,17 @@ export const errors = {
   payloadTooLarge(): AppError {
     return new AppError({ code: 'payload_too_large', status: 413, title: 'Payload too large', detail: 'The request body is larger than allowed.' });
   },
-  unsupportedMediaType(): AppError {
+  unsupportedMediaType(detail = 'Send the body as application/x-www-form-urlencoded or application/json.'): AppError {
+    return new AppError({ code: 'unsupported_media_type', status: 415, title: 'Unsupported media type', detail });
+  },
+  /** A form body that is really JSON: curl -d sends every body as a form unless told otherwise. */
+  jsonSentAsForm(): AppError {
     return new AppError({
-      code: 'unsupported_media_type',
-      status: 415,
-      title: 'Unsupported media type',
-      detail: 'Send the body as application/x-www-form-urlencoded or application/json.',
+      code: 'content_type_mismatch',
+      status: 400,
+      title: 'Malformed body',
+      detail:
+        'The body is JSON but came as application/x-www-form-urlencoded (curl -d and some clients send that type by default): send it with Content-Type: application/json.',
     });
   },
   tooManyRequests(retryAfterSeconds: number): AppError {

@@ -43,7 +43,14 @@ export function hasBody(req: Request): boolean {
 
 /** 415 for a body that is neither a form nor JSON. */
 export function assertSupportedBody(req: Request, _res: Response, next: NextFunction): void {
-  next(hasBody(req) && !req.is(BODY_TYPES) ? errors.unsupportedMediaType() : undefined);
+  if (!hasBody(req) || req.is(BODY_TYPES)) return next();
+  next(
+    errors.unsupportedMediaType(
+      !req.headers['content-type']
+        ? 'The body came without a Content-Type: send Content-Type: application/json (or application/x-www-form-urlencoded).'
+        : undefined,
+    ),
+  );
 }
 
 /**
@@ -59,7 +66,9 @@ export function createHttpApp(options: HttpAppOptions): Express {
     pinoHttp({
       logger: options.logger,
       genReqId: (req, res) => requestIdFor(req, res),
-      // Lines logged through req.log carry `reqId` (the completion line also has `req.id`).
+      // Every line logged through req.log carries `requestId`, the name the problem bodies, the AMQP
+      // messages and the mailer's lines use too: one grep key across every service's log.
+      customAttributeKeys: { reqId: 'requestId' },
       quietReqLogger: true,
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
       autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' || req.url === '/metrics' },

@@ -5,7 +5,7 @@
  * production checks, and the OpenAPI parts built from route tables. Messaging is
  * `@restgate/shared/amqp`; test helpers are `@restgate/shared/testing`.
  */
-export { AppError, errors } from './errors';
+export { AppError, errors, isAppError } from './errors';
 export { baseConfigSchema, loadConfig, ConfigError, type BaseConfig } from './config';
 export { createLogger, REDACTED_PATHS, type Logger } from './logger';
 export { ANONYMOUS, PRINCIPAL_HEADER, signPrincipal, verifyPrincipal, type Principal } from './principal';
@@ -18,6 +18,7 @@ export {
   defineSpec,
   parsePolicyOverrides,
   routeKey,
+  validateInput,
   type AccessLevel,
   type HttpMethod,
   type ResponseDoc,
@@ -52,7 +53,7 @@ export {
 } from './openapi';
 export { createMetrics, labelRoute, type Metrics, type MetricsAccess } from './metrics';
 export { assertSafeSettings, findUnsafeSettings, KNOWN_WEAK_SECRETS, UnsafeSettingsError } from './production-checks';
-export { parseAuthorization, singleCredential, type PresentedToken } from './credentials';
+export { parseAuthorization, singleCredential, type Authorization, type PresentedToken } from './credentials';
 export { createRedis, type RedisHandle } from './redis';
 export {
   createRateLimits,

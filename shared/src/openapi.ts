@@ -81,6 +81,8 @@ export const OPENAPI_VERSION = '3.1.0';
 export const API_VERSION = '0.1.0';
 const BODY_CONTENT_TYPES = ['application/x-www-form-urlencoded', 'application/json'] as const;
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+const HTML_MEDIA_TYPE = 'text/html';
+const HTML_PAGE: OpenApiMediaType = { schema: { type: 'string', description: 'An HTML page, for a browser.' } };
 
 const LEVEL_TEXT: Record<AccessLevel, string> = {
   public: 'public — anyone.',
@@ -96,7 +98,8 @@ const LEVEL_SECURITY: Record<AccessLevel, SecurityRequirement[]> = {
   public: [],
   master: [{ masterKey: [] }],
   user: [{ userToken: [] }],
-  admin: [{ admin: [] }],
+  // An admin token is a user token with a role: one scheme, so one "Authorize" in Swagger UI serves both.
+  admin: [{ userToken: [] }],
   basic: [{ basic: [] }],
   'master+basic': [{ masterKey: [], basic: [] }],
   provider: [{ providerToken: [] }],
@@ -107,24 +110,21 @@ const EXAMPLE_REQUEST_ID = '0b8f2c4e-6a3d-4e59-9a7b-2f1c8d9e0a11';
 const ref = (kind: 'schemas' | 'responses' | 'headers', name: string): OpenApiRef => ({ $ref: `#/components/${kind}/${name}` });
 const problemExample = (err: AppError) => toProblem(err, EXAMPLE_REQUEST_ID);
 
-/** Reusable error responses, by status; the examples are what the error catalogue really sends. */
+/**
+ * Reusable error responses, by status; the examples are what the error catalogue really sends.
+ * One example for the common statuses and none for the rare ones, so an operation in Swagger UI
+ * shows its own answers first rather than a dozen generic problems.
+ */
 const ERROR_RESPONSES: Record<string, { name: string; description: string; examples: AppError[]; headers?: string[] }> = {
   400: {
     name: 'BadRequest',
     description: 'Invalid body or query (validation), a malformed body, or a credential given in two places.',
-    examples: [
-      errors.validation([{ param: 'email', message: 'email must be a valid email', rule: 'string.email' }]),
-      errors.credentialAmbiguous(),
-    ],
+    examples: [errors.validation([{ param: 'email', message: 'email must be a valid email', rule: 'string.email' }])],
   },
   401: {
     name: 'Unauthorized',
     description: 'Credential missing, wrong, malformed or expired; or wrong HTTP Basic e-mail or password.',
-    examples: [
-      errors.unauthorized('This route needs a credential.', false),
-      errors.unauthorized('The token has expired.', true),
-      errors.basicUnauthorized(),
-    ],
+    examples: [errors.unauthorized('The access token has expired.', true)],
     headers: ['WWW-Authenticate'],
   },
   403: { name: 'Forbidden', description: 'A valid credential that may not do this.', examples: [errors.forbidden()] },
@@ -134,27 +134,27 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string; examp
     description: 'Conflicts with an existing resource.',
     examples: [errors.conflict('email', 'The e-mail is already registered.')],
   },
-  413: { name: 'PayloadTooLarge', description: 'The body is larger than allowed.', examples: [errors.payloadTooLarge()] },
-  415: { name: 'UnsupportedMediaType', description: 'The body is neither a form nor JSON.', examples: [errors.unsupportedMediaType()] },
+  413: { name: 'PayloadTooLarge', description: 'The body is larger than allowed.', examples: [] },
+  415: { name: 'UnsupportedMediaType', description: 'The body is neither a form nor JSON.', examples: [] },
   429: {
     name: 'TooManyRequests',
     description: 'Rate limited; retry after `Retry-After` seconds.',
-    examples: [errors.tooManyRequests(30)],
+    examples: [],
     headers: ['Retry-After'],
   },
   500: {
     name: 'InternalError',
     description: 'Something unexpected; details only in the log, under the request id.',
-    examples: [errors.internal()],
+    examples: [],
   },
-  502: { name: 'BadGateway', description: 'An upstream service failed.', examples: [errors.badGateway()] },
+  502: { name: 'BadGateway', description: 'An upstream service failed.', examples: [] },
   503: {
     name: 'ServiceUnavailable',
     description: 'A dependency (database, broker, upstream) is unavailable.',
-    examples: [errors.unavailable()],
+    examples: [],
     headers: ['Retry-After'],
   },
-  504: { name: 'GatewayTimeout', description: 'An upstream service did not answer in time.', examples: [errors.gatewayTimeout()] },
+  504: { name: 'GatewayTimeout', description: 'An upstream service did not answer in time.', examples: [] },
 };
 
 /** The components every part and the merged document share. */
@@ -195,7 +195,9 @@ export function baseComponents(): OpenApiComponents {
       content: {
         [PROBLEM_MEDIA_TYPE]: {
           schema: ref('schemas', 'Problem'),
-          examples: Object.fromEntries(doc.examples.map((err) => [err.code, { summary: err.detail, value: problemExample(err) }])),
+          ...(doc.examples.length
+            ? { examples: Object.fromEntries(doc.examples.map((err) => [err.code, { summary: err.detail, value: problemExample(err) }])) }
+            : {}),
         },
       },
     };
@@ -215,13 +217,7 @@ export function baseComponents(): OpenApiComponents {
         scheme: 'bearer',
         bearerFormat: 'JWT',
         description:
-          'A user token from `POST /auth` (JWT, HS256, expires). Also accepted as `access_token` in the query string or the body.',
-      },
-      admin: {
-        type: 'http',
-        scheme: 'bearer',
-        bearerFormat: 'JWT',
-        description: 'A user token whose role is `admin`. Also accepted as `access_token` in the query string or the body.',
+          "A user token from `POST /auth` (JWT, HS256, expires); admin routes take the same scheme with an admin's token (a user token whose role is `admin`). Also accepted as `access_token` in the query string or the body.",
       },
       basic: { type: 'http', scheme: 'basic', description: 'HTTP Basic: e-mail and password of the user concerned.' },
       providerToken: {
@@ -478,10 +474,11 @@ export function buildOperation(route: RouteDef, components: OpenApiComponents): 
   const declared = Object.entries(route.responses ?? {});
   const responses: OpenApiOperation['responses'] = {};
   for (const [status, doc] of declared) {
-    responses[status] =
+    const response =
       Number(status) < 400
         ? successResponse(doc.description, doc.schema, listing, components)
         : errorResponse(status, doc.description, doc.schema, components);
+    responses[status] = doc.html && !('$ref' in response) ? { ...response, content: { ...response.content, [HTML_MEDIA_TYPE]: HTML_PAGE } } : response;
   }
   if (!declared.some(([status]) => Number(status) < 400)) responses['2XX'] = { description: 'Success.' };
   const derived: number[] = [500, 503];
@@ -491,6 +488,7 @@ export function buildOperation(route: RouteDef, components: OpenApiComponents): 
   const operation: OpenApiOperation = {
     operationId: operationId(route.method, route.path),
     summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
     tags: route.tags ?? [route.path.split('/').filter(Boolean)[0] ?? 'root'],
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),

@@ -38,12 +38,16 @@ export interface RouteInput<B = Record<string, unknown>, Q = Record<string, unkn
 export interface RouteResult {
   status: number;
   body?: unknown;
+  /** An HTML page to answer instead of a JSON body (a page for people, such as the reset form). */
+  html?: string;
   headers?: Record<string, string>;
 }
 
 export interface ResponseDoc {
   description: string;
   schema?: Joi.Schema;
+  /** The route also answers this status as an HTML page (`text/html`). */
+  html?: boolean;
 }
 
 /** One row of a service's route table. The same row drives validation, access and the API docs. */
@@ -52,6 +56,8 @@ export interface RouteDef<B = any, Q = any, P = any> {
   path: string;
   level: AccessLevel;
   summary: string;
+  /** Longer text for the API docs (markdown), under the summary. */
+  description?: string;
   tags?: string[];
   schemas?: { body?: Joi.ObjectSchema<B>; query?: Joi.ObjectSchema<Q>; params?: Joi.ObjectSchema<P> };
   responses?: Record<number, ResponseDoc>;
@@ -125,7 +131,10 @@ export function applyPolicy<R extends { method: string; path: string; level: Acc
 /** Throws 401 or 403 unless `principal` passes `level`. Basic credentials are the service's own check. */
 export function assertAccess(level: AccessLevel, principal: Principal): void {
   const need = (kind: 'master' | 'user', role?: 'admin') => {
-    if (principal.kind === 'anonymous') throw errors.unauthorized('This route needs a credential.', false);
+    if (principal.kind === 'anonymous') {
+      const wanted = kind === 'master' ? 'the master key' : role ? "an admin's user token" : 'a user token (from POST /auth)';
+      throw errors.unauthorized(`This route needs ${wanted}: send it as access_token or in Authorization: Bearer.`, false);
+    }
     if (principal.kind !== kind || (role && principal.kind === 'user' && principal.role !== role)) {
       throw errors.forbidden(
         kind === 'master' ? 'This route needs the master key.' : role ? 'This route needs an admin.' : 'This route needs a user token.',
@@ -149,11 +158,15 @@ export function assertAccess(level: AccessLevel, principal: Principal): void {
 export function validateInput<T>(schema: Joi.ObjectSchema<T>, value: unknown, location: string): T {
   const { value: valid, error } = schema.validate(value ?? {}, { abortEarly: false, convert: true, stripUnknown: true, errors: { wrap: { label: false } } });
   if (!error) return valid;
-  const fieldErrors: FieldError[] = error.details.map((d) => ({
-    param: d.path.length ? d.path.join('.') : location,
-    message: d.message,
-    rule: d.type,
-  }));
+  const fieldErrors: FieldError[] = error.details.map((d) => {
+    const param = d.path.length ? d.path.join('.') : location;
+    // `limit=2&limit=3` arrives as an array: say that, rather than "limit must be a number".
+    const given = d.path.length === 1 ? (value as Record<string, unknown> | undefined)?.[d.path[0]!] : undefined;
+    if (location === 'query' && Array.isArray(given) && d.type.endsWith('.base')) {
+      return { param, message: `${param} was given ${given.length} times; send it once`, rule: 'query.repeated' };
+    }
+    return { param, message: d.message, rule: d.type };
+  });
   throw errors.validation(fieldErrors);
 }
 
@@ -188,7 +201,8 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
         };
         const result = await route.handler(input);
         res.status(result.status).set(result.headers ?? {});
-        if (result.body === undefined) res.end();
+        if (result.html !== undefined) res.type('html').send(result.html);
+        else if (result.body === undefined) res.end();
         else res.json(result.body);
       } catch (err) {
         next(err);

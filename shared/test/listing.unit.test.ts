@@ -97,7 +97,7 @@ describe('listingQuerySchema', () => {
     { query: { page: '102', limit: '100' }, param: 'page', rule: 'number.max' },
     { query: { page: '10002' }, param: 'page', rule: 'number.max' },
     { query: { q: 'q'.repeat(101) }, param: 'q', rule: 'string.max' },
-    { query: { q: ['a', 'b'] }, param: 'q', rule: 'string.base' },
+    { query: { q: ['a', 'b'] }, param: 'q', rule: 'query.repeated' },
     { query: { q: { $ne: 1 } }, param: 'q', rule: 'string.base' },
     { query: { sort: 'password' }, param: 'sort', rule: 'custom' },
     { query: { sort: '-password' }, param: 'sort', rule: 'custom' },
@@ -257,5 +257,18 @@ describe('listingResult', () => {
     expect(next.searchParams.get('q')).toBe('(a+)+$ why?');
     expect(next.searchParams.get('fields')).toBe('title');
     expect(headers.Link).not.toMatch(/[<][^>]*\s[^>]*[>]/);
+  });
+});
+
+describe('repeated scalar parameters', () => {
+  test('when limit is given twice (limit=2&limit=3), then the 400 says it was repeated, not that it is no number', () => {
+    const extras = failure({ limit: ['2', '3'] });
+
+    expect(extras).toMatchObject({ param: 'limit', message: 'limit was given 2 times; send it once' });
+    expect(extras.errors).toEqual([{ param: 'limit', message: 'limit was given 2 times; send it once', rule: 'query.repeated' }]);
+  });
+
+  test('when q is given twice, then it is named the same way', () => {
+    expect(failure({ q: ['a', 'b'] })).toMatchObject({ param: 'q', message: 'q was given 2 times; send it once' });
   });
 });

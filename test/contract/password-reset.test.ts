@@ -69,8 +69,8 @@ describe('password reset', () => {
     // Assert
     expect(asked.status).toBe(202);
     expect(mail!.subject).toBe('Reset your password');
-    // No link asked for: the configured default page (the gateway's own GET /password-resets/:token).
-    expect(link).toBe(`http://127.0.0.1:9000/password-resets/${token}`);
+    // No link asked for: the configured default page (here this stack's gateway's own reset page).
+    expect(link).toBe(`${stack.url}/password-resets/${token}`);
     expect(look.status).toBe(200);
     expect(look.body).toEqual({ user: { id: created.body.id, name: created.body.name, picture: created.body.picture, email: user.email } });
     expect(change.status).toBe(200);

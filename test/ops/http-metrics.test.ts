@@ -217,8 +217,8 @@ describe('X-Request-Id', () => {
     expect(res.headers['x-request-id']).toBe('client-id-42');
     const handlerLine = lines().find((l) => l.msg === 'handler line');
     const completionLine = lines().find((l) => l.msg === 'request completed');
-    expect(handlerLine).toMatchObject({ reqId: 'client-id-42' });
-    expect(completionLine).toMatchObject({ reqId: 'client-id-42', req: { id: 'client-id-42', url: '/logged' }, res: { statusCode: 204 } });
+    expect(handlerLine).toMatchObject({ requestId: 'client-id-42' });
+    expect(completionLine).toMatchObject({ requestId: 'client-id-42', req: { id: 'client-id-42', url: '/logged' }, res: { statusCode: 204 } });
   });
 
   test('when the client sends a malformed id, then a fresh one is generated and used', async () => {

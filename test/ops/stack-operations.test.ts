@@ -107,13 +107,13 @@ describe('X-Request-Id across the stack', () => {
     const articlesLog = proc('articles').logFile;
     const serviceLine = await waitForLogLine(
       () => readLogLines(articlesLog),
-      (l) => l.reqId === requestId,
+      (l) => l.requestId === requestId,
     );
     expect(serviceLine).toMatchObject({ service: 'articles', msg: 'request completed', req: { id: requestId, method: 'GET' } });
     const gatewayLog = proc('gateway').logFile;
     const gatewayLine = await waitForLogLine(
       () => readLogLines(gatewayLog),
-      (l) => l.reqId === requestId,
+      (l) => l.requestId === requestId,
     );
     expect(gatewayLine).toMatchObject({ service: 'gateway', res: { statusCode: 200 } });
   });
@@ -128,7 +128,7 @@ describe('X-Request-Id across the stack', () => {
     expect(
       await waitForLogLine(
         () => readLogLines(articlesLog),
-        (l) => l.reqId === requestId,
+        (l) => l.requestId === requestId,
       ),
     ).toMatchObject({ res: { statusCode: 404 } });
   });

@@ -221,6 +221,8 @@ export async function startTestStack(options: { env?: Record<string, string> } =
         OUTBOX_DIR: outboxDir,
         LOG_LEVEL: 'warn',
         BCRYPT_ROUNDS: '4',
+        // The mail's default link is this stack's own reset page, so a test can open it as a user does.
+        RESET_DEFAULT_PAGE: `http://127.0.0.1:${ports[stackLib.GATEWAY.name]}/password-resets`,
         ...options.env,
       },
       ports,

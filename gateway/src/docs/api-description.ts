@@ -5,6 +5,10 @@ import { LISTING_LIMITS } from '@restgate/shared';
  * description (requests, access levels, errors, listings and the gateway's own operations paths).
  */
 export const API_DESCRIPTION = `restgate: users, sign-in with signed tokens, password resets, social login and example resources, behind one gateway.
+The whole contract, with the decisions taken where it was silent, is \`docs/api.md\` in the repository; this document is generated from the same route specs.
+
+To try a route here: **Authorize** once with \`userToken\` (a user token from \`POST /auth\`; an admin's token for admin routes, which take the same scheme)
+and, for sign-up or sign-in, \`masterKey\` (and \`basic\`); Swagger UI then sends \`Authorization: Bearer <token>\`, or the master key as \`access_token\`.
 
 ## Requests
 Bodies are \`application/x-www-form-urlencoded\` (the primary form, parsed flat) or \`application/json\`, on every endpoint.
@@ -17,7 +21,7 @@ Send the credential in exactly one place: \`access_token\` in the query string o
 | public | anyone | none |
 | master | the master key | \`masterKey\` |
 | user | a valid user token, any role | \`userToken\` |
-| admin | a valid user token whose role is \`admin\` | \`admin\` |
+| admin | a valid user token whose role is \`admin\` | \`userToken\` (an admin's) |
 | basic | HTTP Basic e-mail and password of the user concerned | \`basic\` |
 | master+basic | the master key (in \`access_token\`) and HTTP Basic | \`masterKey\` and \`basic\` |
 | provider | a social provider's access token, passed through | \`providerToken\` |

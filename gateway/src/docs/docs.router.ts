@@ -18,6 +18,15 @@ export function createDocsRouter(options: DocsRouterOptions): Router {
     const doc = await source.document(typeof requestId === 'string' ? requestId : undefined);
     res.set('Cache-Control', 'no-cache').json(doc);
   });
+  // The root is where a newcomer lands first: point at the docs rather than answer a bare 404.
+  router.get('/', (_req, res) => {
+    res.json({
+      name: 'restgate API',
+      docs: '/docs',
+      openapi: '/openapi.json',
+      message: 'Read and try the API at /docs (Swagger UI); the whole contract as OpenAPI 3.1 is /openapi.json.',
+    });
+  });
   mountDocsPage(router);
   return router;
 }

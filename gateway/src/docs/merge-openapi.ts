@@ -11,6 +11,7 @@ import {
   type OpenApiComponents,
   type OpenApiDocument,
   type OpenApiOperation,
+  type RouteSpec,
 } from '@restgate/shared';
 import { API_DESCRIPTION } from './api-description';
 
@@ -21,6 +22,8 @@ export interface DocsPolicyRow {
   level: AccessLevel;
   /** The service that serves the route; without it, any part that describes the route will do. */
   upstream?: string;
+  /** The route's spec from the service's src/api.ts, for a route the running service does not describe. */
+  spec?: RouteSpec;
 }
 
 export interface MergeOptions {
@@ -83,6 +86,13 @@ function findPartOperation(parts: Record<string, OpenApiDocument>, row: DocsPoli
 
 /** A route the gateway serves but no part describes: still listed, with what the gateway knows. */
 function placeholder(row: DocsPolicyRow, components: OpenApiComponents, missing: string[]): MergedOperation {
+  const unanswered = row.upstream !== undefined && missing.includes(row.upstream);
+  if (row.spec && !unanswered) {
+    // Switched off in this deployment (a social provider not enabled): described from its spec,
+    // whose summary and 404 say what the route answers now and what turns it on.
+    const described = buildOperation({ ...row.spec, level: row.level, handler: async () => ({ status: 500 }) }, components);
+    return { ...described, 'x-restgate-undocumented': true };
+  }
   const operation = buildOperation(
     {
       method: row.method,
@@ -95,8 +105,7 @@ function placeholder(row: DocsPolicyRow, components: OpenApiComponents, missing:
     },
     components,
   );
-  const why =
-    row.upstream && missing.includes(row.upstream)
+  const why = unanswered
       ? `The ${row.upstream} service did not answer for its part of this document; try again shortly.`
       : `The ${row.upstream ?? 'upstream'} service does not describe this route.`;
   return { ...operation, description: `${operation.description ?? ''}\n\n${why}`, 'x-restgate-undocumented': true };

@@ -44,6 +44,15 @@ export const authApi = {
 
 type TokenInput = { access_token?: string | string[] };
 
+/** What enabling each provider takes, besides naming it in SOCIAL_PROVIDERS. */
+const SOCIAL_SETUP: Record<string, string> = {
+  facebook:
+    'Set `FACEBOOK_APP_ID` and `FACEBOOK_APP_SECRET` (your Facebook app, with Facebook Login) so that only tokens issued to your app sign in; the token needs `email` and `public_profile`.',
+  github: 'The client gets the token from your GitHub OAuth app (or GitHub App), with the `user:email` scope.',
+  google:
+    'Set `GOOGLE_CLIENT_ID` to your OAuth client id(s) so that only tokens issued to them sign in; the token needs the `openid email profile` scopes.',
+};
+
 const socialSpec = (provider: string, label: string) =>
   defineSpec<TokenInput, TokenInput>({
     method: 'post',
@@ -51,11 +60,13 @@ const socialSpec = (provider: string, label: string) =>
     level: 'provider',
     tags: ['auth'],
     summary: `Sign in with a ${label} access token: the linked user, else the user with the e-mail ${label} says is verified, else a new user.`,
+    description: `Off until the identity service's \`SOCIAL_PROVIDERS\` names \`${provider}\` (a 404 \`route_not_found\` meanwhile). ${SOCIAL_SETUP[provider] ?? ''}`,
     schemas: { body: providerTokenBody, query: providerTokenQuery },
     responses: {
       201: { description: 'A user token and the user, as POST /auth gives.', schema: signInSchema },
       400: { description: 'The access token given in more than one place, or an invalid body or query.' },
       401: { description: `No access token, or ${label} refused it, or it was issued to another app.` },
+      404: { description: `${label} sign-in is not enabled (\`SOCIAL_PROVIDERS\`): \`route_not_found\`.` },
       409: { description: `The account with this e-mail is already linked to another ${label} identity.` },
       422: {
         description: `${label} shared no e-mail (\`provider_email_missing\`) or does not say it is verified (\`provider_email_unverified\`).`,
@@ -198,8 +209,28 @@ export function passwordResetApi(options: IdentityApiOptions) {
       path: '/password-resets/:token',
       level: 'public',
       tags,
-      summary: 'Whose password a reset token resets (for the reset page).',
-      responses: { 200: { description: 'The user the token belongs to.', schema: passwordResetViewSchema }, 404: deadToken },
+      summary: 'Whose password a reset token resets; a browser (`Accept: text/html`) gets the reset page instead.',
+      description:
+        'The link in the reset mail. JSON clients get `{ user }`. A request whose `Accept` prefers `text/html` gets a page with a form (new password, twice) that posts to `POST /password-resets/{token}`; a dead token gets a page saying so, with status 404.',
+      responses: {
+        200: { description: 'The user the token belongs to (JSON), or the reset form (HTML).', schema: passwordResetViewSchema, html: true },
+        404: { ...deadToken, html: true },
+      },
+    }),
+    submitPasswordResetForm: defineSpec<{ password?: string; confirmation?: string }, unknown, { token: string }>({
+      method: 'post',
+      path: '/password-resets/:token',
+      level: 'public',
+      tags,
+      summary: "The reset page's form: sets the new password and answers a page with the outcome.",
+      description:
+        'For browsers, which cannot send PUT from a form: `application/x-www-form-urlencoded` with `password` and `confirmation`. The same rules and effect as `PUT /password-resets/{token}`; every answer is an HTML page. API clients use the PUT.',
+      schemas: { body: schemas.formBody },
+      responses: {
+        200: { description: 'The password is set: a page that says so.', html: true },
+        400: { description: 'The passwords differ or break the rules: the form again, saying why; the token stays valid.', html: true },
+        404: { ...deadToken, html: true },
+      },
     }),
     completePasswordReset: defineSpec<{ password: string }, unknown, { token: string }>({
       method: 'put',

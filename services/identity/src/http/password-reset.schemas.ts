@@ -23,6 +23,11 @@ export function passwordResetSchemas(options: { passwordMinLength: number }) {
         .example('https://app.example.com/reset-password'),
     }),
     passwordBody: users.passwordBody,
+    // The reset page's form: checked by its handler, which answers a refusal with the form again.
+    formBody: Joi.object<{ password?: string; confirmation?: string }>({
+      password: Joi.string().allow('').max(1024).description('The new password.'),
+      confirmation: Joi.string().allow('').max(1024).description('The new password again.'),
+    }),
   };
 }
 

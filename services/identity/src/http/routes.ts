@@ -17,6 +17,6 @@ export function identityRoutes(
     ...authRoutes(deps, authApi),
     ...socialRoutes(deps, options.social, socialApi),
     ...userRoutes(deps, userApi(options)),
-    ...(options.passwordResets ? passwordResetRoutes(options.passwordResets, passwordResetApi(options)) : []),
+    ...(options.passwordResets ? passwordResetRoutes(options.passwordResets, passwordResetApi(options), options) : []),
   ];
 }

@@ -5,6 +5,7 @@ import type { Logger } from '@restgate/shared';
 import { MESSAGE_HEADERS as H, validateMessage, type AmqpClient } from '@restgate/shared/amqp';
 import type { DeliveryOutcome } from '../domain/deliver-mail';
 import { MAIL_MESSAGE_SCHEMAS, type MailMessage } from '../domain/mail.messages';
+import type { SentMail } from '../domain/mail.model';
 import { isPermanentFailure } from '../errors';
 import { declareMailTopology, type MailTopology } from './mail.topology';
 
@@ -101,7 +102,7 @@ export function createMailConsumer(deps: MailConsumerDeps): MailConsumer {
       case 'sent':
         ack(channel, msg, log);
         deps.observe?.('sent');
-        if (outcome.sent.location) log.info({ location: outcome.sent.location }, `mail written to ${outcome.sent.location}`);
+        if (outcome.sent.location) logWritten(log, outcome.sent);
         else log.info({ response: outcome.sent.response }, 'mail sent');
         return;
       case 'already-sent':
@@ -226,4 +227,14 @@ function copiedProperties(msg: ConsumeMessage, extra: Record<string, unknown>) {
 function toCount(value: unknown): number {
   const n = typeof value === 'number' ? value : Number(value);
   return Number.isInteger(n) && n >= 0 ? n : 0;
+}
+
+/**
+ * Outbox mode (the local stack, no SMTP server): one line with the recipient, subject and links,
+ * so a developer finds their reset link in the mailer's log without decoding the .eml.
+ */
+function logWritten(log: Logger, sent: SentMail): void {
+  const { location, preview } = sent;
+  const links = preview?.links.length ? `: ${preview.links.join(' ')}` : '';
+  log.info({ location, ...preview }, `mail to ${preview?.to ?? '?'} ("${preview?.subject ?? ''}") written to ${location}${links}`);
 }

@@ -14,6 +14,12 @@ export interface SentMail {
   response?: string;
   /** Where the .eml was written (outbox mode). */
   location?: string;
+  /**
+   * Outbox mode only, for the log line that tells a developer where their mail is: the .eml is
+   * quoted-printable, so a link read from the file with `cat` is split across lines.
+   * Never stored in the delivery log (a reset link is a credential).
+   */
+  preview?: { to: string; subject: string; links: string[] };
 }
 
 /** Where mail goes: an SMTP server, or a folder of .eml files. */

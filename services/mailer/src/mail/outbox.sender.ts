@@ -28,7 +28,7 @@ export function createOutboxSender(options: { dir: string; from: string }): Mail
       } catch (err) {
         throw mailerErrors.sendFailed(`cannot write ${location}: ${(err as Error).message}`, false, err);
       }
-      return { location };
+      return { location, preview: { to: mail.to.address, subject: mail.subject, links: linksIn(mail.text) } };
     },
 
     async check() {
@@ -40,4 +40,9 @@ export function createOutboxSender(options: { dir: string; from: string }): Mail
       transport.close();
     },
   };
+}
+
+/** The http(s) links of a plain-text body, as written (decoded: no quoted-printable soft breaks). */
+export function linksIn(text: string): string[] {
+  return [...text.matchAll(/https?:\/\/[^\s<>"]+/g)].map((m) => m[0]);
 }

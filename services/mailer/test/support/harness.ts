@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import amqplib, { type ConfirmChannel, type GetMessage, type Options } from 'amqplib';
 import type { Collection } from 'mongodb';
-import { createLogger, createMongo, type MongoHandle } from '@restgate/shared';
+import { createLogger, createMongo, type Logger, type MongoHandle } from '@restgate/shared';
 import { createAmqp, type AmqpClient } from '@restgate/shared/amqp';
 import { testMongoUrl, uniqueDbName, uniqueSuffix } from '@restgate/shared/testing';
 import { declareMailTopology, mailTopology, type MailTopology } from '../../src/amqp/mail.topology';
@@ -32,7 +32,8 @@ export function testAmqpUrl(): string {
 export interface MailerEnv {
   settings: MailerSettings;
   /** Starts a mailer with the env's settings (plus `overrides`) and waits until it consumes. */
-  startMailer(overrides?: Partial<MailerSettings>): Promise<Mailer>;
+  /** Starts a mailer on these settings; `logger` to read its lines (default: the silent test logger). */
+  startMailer(overrides?: Partial<MailerSettings>, logger?: Logger): Promise<Mailer>;
   /** Publishes like the identity service does. */
   publisher: AmqpClient;
   topology: MailTopology;
@@ -99,8 +100,8 @@ export async function aMailerEnv(overrides: Partial<MailerSettings> = {}): Promi
     publisher,
     deliveries: mongo.db.collection<DeliveryDoc>(DELIVERIES_COLLECTION),
 
-    async startMailer(mailerOverrides = {}) {
-      const mailer = createMailer({ config: { ...settings, ...mailerOverrides }, logger: testLogger });
+    async startMailer(mailerOverrides = {}, logger: Logger = testLogger) {
+      const mailer = createMailer({ config: { ...settings, ...mailerOverrides }, logger });
       mailers.push(mailer);
       mailer.start();
       await mailer.amqp.waitUntilConnected(10_000);
