@@ -630,6 +630,7 @@ async function killEpmd(env) {
 module.exports = {
   ensureMongo,
   ensureRabbit,
+  ensureFerretBinary,
   freePort,
   waitForPort,
   // exported for scripts and tests that need the same answers
