@@ -106,6 +106,8 @@ install_buildx() {
 
 link_plugin() {
   local dir=${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins
+  # A link left dangling by a wiped cache is replaced; a working plugin is kept.
+  [ -L "$dir/$1" ] && [ ! -e "$dir/$1" ] && rm -f "$dir/$1"
   [ -e "$dir/$1" ] && return 0
   mkdir -p "$dir"; ln -s "$2" "$dir/$1"
 }
