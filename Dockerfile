@@ -6,8 +6,13 @@
 #
 # Node 26 is the Active LTS line since 2026-10-28 (supported until 2029-04-30); its official images
 # are built on Debian 13 (trixie).
+#
+# No `# syntax=` line: it would make BuildKit fetch its front end from a registry, and the built-in
+# one already supports RUN --mount. NODE_IMAGE names another Node 26 image where no registry is in
+# reach (the container test builds on a local stand-in); the official image stays the default.
+ARG NODE_IMAGE=node:26-trixie-slim
 
-FROM node:26-trixie-slim AS base
+FROM ${NODE_IMAGE} AS base
 WORKDIR /app
 
 # Only the manifests, so that the dependency layers below stay cached while sources change.

@@ -681,6 +681,7 @@ async function installRedis(log) {
 module.exports = {
   ensureMongo,
   ensureRabbit,
+  ensureFerretBinary,
   ensureRedis,
   freePort,
   waitForPort,

@@ -53,10 +53,10 @@ describe('Dockerfile rules on broken copies', () => {
   });
 
   test('when a base image is unpinned or latest, then it is named', () => {
-    expect(baseImageProblems(broken('FROM node:26-trixie-slim AS base', 'FROM node AS base'))).toEqual([
+    expect(baseImageProblems(broken('ARG NODE_IMAGE=node:26-trixie-slim', 'ARG NODE_IMAGE=node'))).toEqual([
       'stage base: base image node is not pinned to a version',
     ]);
-    expect(baseImageProblems(broken('FROM node:26-trixie-slim AS base', 'FROM node:latest AS base'))).toHaveLength(1);
+    expect(baseImageProblems(broken('ARG NODE_IMAGE=node:26-trixie-slim', 'ARG NODE_IMAGE=node:latest'))).toHaveLength(1);
   });
 
   test('when the runtime is an odd (never LTS) or too old Node, or not slim, then it is named', () => {

@@ -1,0 +1,281 @@
+#!/usr/bin/env node
+'use strict';
+// `npm run test:containers`: the real docker-compose.yml on a real engine. Provisions what is
+// missing (provision.sh: engine packages, compose v2, buildx, stand-in images), starts dockerd when
+// none answers (and stops it at the end, by its pid), brings the stack up with `--build --wait`
+// under a project name of its own, runs the black-box tests in test/containers against the
+// published ports, then takes the stack down with its volumes. Exits non-zero at the first failure.
+//
+// RESTGATE_CONTAINER_IMAGES: `auto` (default: the real images when every one is already on the
+// engine, else the stand-ins), `standin`, or `real` (compose pulls them: needs a registry).
+
+const { spawn } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { ensureInstalled, runBin } = require('../lib/install.cjs');
+const { STANDIN_NODE_IMAGE, describeStandins, imagesOf, standinOverride } = require('./standins.cjs');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const PROJECT = 'restgate-ct';
+const CACHE =
+  process.env.RESTGATE_DOCKER_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'restgate', 'docker');
+const REAL_NODE_IMAGE = 'node:26-trixie-slim';
+// The host ports the compose file publishes; nothing else is ever bound on the host.
+const PUBLISHED = [
+  { host: '0.0.0.0', port: 9000, what: 'the gateway' },
+  { host: '127.0.0.1', port: 8025, what: "Mailpit's page" },
+];
+const MINUTE = 60_000;
+
+const log = (msg) => process.stdout.write(`[containers] ${msg}\n`);
+const seconds = (ms) => `${Math.round(ms / 1000)} s`;
+
+class Failure extends Error {}
+
+/** Runs a command to its end within `timeoutMs`; resolves with its output, rejects on a non-zero exit. */
+function exec(cmd, args, { timeoutMs = 10 * MINUTE, inherit = false, env = process.env, cwd = ROOT } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: inherit ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (d) => (out += d));
+    child.stderr?.on('data', (d) => (err += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+    }, timeoutMs);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(out);
+      else
+        reject(
+          new Failure(
+            `${cmd} ${args.join(' ')} ${signal ? `was stopped (${signal}, limit ${seconds(timeoutMs)})` : `exited ${code}`}${err ? `:\n${err.trim()}` : ''}`,
+          ),
+        );
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function portFree(host, port) {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+async function checkPortsFree() {
+  const busy = [];
+  for (const { host, port, what } of PUBLISHED) if (!(await portFree(host, port))) busy.push(`${host}:${port} (${what})`);
+  if (busy.length)
+    throw new Failure(
+      `the compose file publishes ${busy.join(' and ')}, which something on this machine already uses: stop it and run again`,
+    );
+}
+
+async function engineAnswers() {
+  return exec('docker', ['info', '--format', '{{.ServerVersion}}'], { timeoutMs: 20_000 }).then(
+    (v) => v.trim(),
+    () => null,
+  );
+}
+
+/** Starts dockerd unless an engine answers; returns { pid, version } (pid null when not ours). */
+async function startEngine() {
+  const running = await engineAnswers();
+  if (running) {
+    log(`using the docker engine already running (${running}); it stays running`);
+    return { pid: null, version: running };
+  }
+  if (process.getuid?.() !== 0) throw new Failure('no docker engine answers, and starting dockerd needs root');
+  fs.mkdirSync(CACHE, { recursive: true });
+  const logFile = path.join(CACHE, 'dockerd.log');
+  const fd = fs.openSync(logFile, 'a');
+  const child = spawn('dockerd', ['--storage-driver=overlay2'], { detached: true, stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  child.unref();
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const deadline = Date.now() + MINUTE;
+  while (Date.now() < deadline && !exited) {
+    const version = await engineAnswers();
+    if (version) {
+      log(`started dockerd ${version} (pid ${child.pid}, log ${logFile})`);
+      return { pid: child.pid, version };
+    }
+    await sleep(1000);
+  }
+  if (!exited) process.kill(child.pid, 'SIGTERM');
+  throw new Failure(`dockerd did not answer within a minute; see ${logFile}`);
+}
+
+async function stopEngine(pid) {
+  if (!pid) return;
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + MINUTE;
+  while (alive() && Date.now() < deadline) await sleep(500);
+  if (alive()) throw new Failure(`dockerd (pid ${pid}) was still running a minute after SIGTERM`);
+  log(`stopped dockerd (pid ${pid})`);
+}
+
+function randomSecret() {
+  return randomBytes(32).toString('base64url');
+}
+
+async function imagePresent(image) {
+  return exec('docker', ['image', 'inspect', image], { timeoutMs: 20_000 }).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** `standin` or `real`, from RESTGATE_CONTAINER_IMAGES and what the engine already has. */
+async function chooseImages(model) {
+  const wanted = (process.env.RESTGATE_CONTAINER_IMAGES || 'auto').toLowerCase();
+  if (!['auto', 'standin', 'real'].includes(wanted))
+    throw new Failure(`RESTGATE_CONTAINER_IMAGES must be auto, standin or real, not ${wanted}`);
+  if (wanted !== 'auto') return wanted;
+  const images = [REAL_NODE_IMAGE, ...imagesOf(model).named.map((n) => n.image)];
+  for (const image of images) if (!(await imagePresent(image))) return 'standin';
+  return 'real';
+}
+
+async function main() {
+  const started = Date.now();
+  const timings = [];
+  const step = async (title, fn) => {
+    const t = Date.now();
+    log(`${title}…`);
+    const result = await fn();
+    timings.push(`${title}: ${seconds(Date.now() - t)}`);
+    return result;
+  };
+
+  await checkPortsFree();
+  await step('install and build the workspace', () => ensureInstalled({ build: false, log }));
+  await step('provision the engine, compose, buildx and the stand-ins’ parts', () =>
+    exec('bash', [path.join(__dirname, 'provision.sh'), 'tools'], { inherit: true, timeoutMs: 60 * MINUTE }),
+  );
+
+  const engine = await step('start the engine', startEngine);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-ct-'));
+  let composeArgs = null;
+  const cleanUp = async () => {
+    if (composeArgs) {
+      await exec('docker', [...composeArgs, 'down', '--volumes', '--remove-orphans', '--timeout', '20'], { timeoutMs: 3 * MINUTE }).catch(
+        (e) => log(`compose down failed: ${e.message}`),
+      );
+    }
+    fs.rmSync(work, { recursive: true, force: true });
+    await stopEngine(engine.pid);
+  };
+  const onSignal = (signal) => {
+    log(`${signal}: taking the stack down`);
+    cleanUp().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    // Secrets for this run only, in a file that never leaves the temporary folder.
+    const secrets = {
+      MASTER_KEY: randomSecret(),
+      JWT_SECRET: randomSecret(),
+      PRINCIPAL_SECRET: randomSecret(),
+      RABBITMQ_DEFAULT_PASS: randomSecret(),
+    };
+    const envFile = path.join(work, 'env');
+    fs.writeFileSync(
+      envFile,
+      Object.entries(secrets)
+        .map(([k, v]) => `${k}=${v}\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
+    const base = [
+      'compose',
+      '--project-name',
+      PROJECT,
+      '--project-directory',
+      ROOT,
+      '--env-file',
+      envFile,
+      '-f',
+      path.join(ROOT, 'docker-compose.yml'),
+    ];
+    const model = JSON.parse(await exec('docker', [...base, 'config', '--format', 'json'], { timeoutMs: MINUTE }));
+
+    const images = await chooseImages(model);
+    composeArgs = [...base];
+    if (images === 'standin') {
+      await step('stand-in images', () =>
+        exec('bash', [path.join(__dirname, 'provision.sh'), 'images'], { inherit: true, timeoutMs: 30 * MINUTE }),
+      );
+      const override = path.join(work, 'compose.standins.yml');
+      fs.writeFileSync(override, JSON.stringify(standinOverride(model), null, 2));
+      composeArgs.push('-f', override);
+      log(`images: STAND-INS (no registry needed); the Node services build on ${STANDIN_NODE_IMAGE} instead of ${REAL_NODE_IMAGE}`);
+      for (const line of describeStandins(model)) log(`  ${line}`);
+    } else {
+      log(`images: the REAL images (${[REAL_NODE_IMAGE, ...imagesOf(model).named.map((n) => n.image)].join(', ')})`);
+    }
+
+    await step('docker compose up --build --wait', () =>
+      exec('docker', [...composeArgs, 'up', '--build', '--wait', '--wait-timeout', '600', '--quiet-pull'], {
+        inherit: true,
+        timeoutMs: 40 * MINUTE,
+      }),
+    );
+
+    const env = {
+      ...process.env,
+      RESTGATE_CT_GATEWAY_URL: 'http://127.0.0.1:9000',
+      RESTGATE_CT_MAILPIT_URL: 'http://127.0.0.1:8025',
+      RESTGATE_CT_MASTER_KEY: secrets.MASTER_KEY,
+      RESTGATE_CT_COMPOSE: JSON.stringify(composeArgs),
+      RESTGATE_CT_IMAGES: images,
+    };
+    const code = await step('black-box tests (test/containers)', () =>
+      runBin('jest', ['--ci', '--runInBand', '--config', path.join(ROOT, 'test', 'containers', 'jest.config.js')], { env }),
+    );
+    if (code !== 0) {
+      const logs = await exec('docker', [...composeArgs, 'logs', '--no-color', '--tail', '30'], { timeoutMs: MINUTE }).catch(
+        (e) => e.message,
+      );
+      process.stdout.write(`\n--- the stack's last log lines ---\n${logs}\n`);
+      throw new Failure(`the container tests failed (jest exit code ${code})`);
+    }
+    log(`PASSED with ${images === 'standin' ? 'stand-in' : 'real'} images in ${seconds(Date.now() - started)} (${timings.join('; ')})`);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await cleanUp();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    log(`FAILED: ${err instanceof Failure ? err.message : err.stack}`);
+    process.exit(1);
+  },
+);
