@@ -60,10 +60,15 @@ function format(value, indent = '') {
     const entries = Object.entries(value).map(([k, v]) => `${inner}${JSON.stringify(k)}: ${format(v, inner)}`);
     return `{\n${entries.join(',\n')}\n${indent}}`;
   }
-  if (Array.isArray(value)) return `[${value.map((v) => JSON.stringify(v)).join(', ')}]`;
+  return inline(value);
+}
+
+/** @param {unknown} value @returns {string} */
+function inline(value) {
+  if (Array.isArray(value)) return `[${value.map(inline).join(', ')}]`;
   if (value && typeof value === 'object') {
     return `{ ${Object.entries(value)
-      .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${inline(v)}`)
       .join(', ')} }`;
   }
   return JSON.stringify(value);

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readRegistry, ROOT_DIR, routedServices } from '../../gateway/src/registry';
 
-const ALLOWED_PACKAGES = ['joi', '@restgate/shared'];
+// @restgate/shared's entry points (e.g. /resource for the resource schemas) come with the gateway's install too.
+const ALLOWED_PACKAGES = ['joi', '@restgate/shared', '@restgate/shared/resource'];
 
 /** Run-time imports (type-only ones vanish in the build), followed through relative files. */
 function importsOf(entry: string): { files: string[]; packages: string[] } {

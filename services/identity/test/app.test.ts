@@ -44,11 +44,12 @@ describe('the identity app', () => {
     // The service as start.ts builds it, pointed at a port where no database listens.
     const config = { ...h.config, MONGODB_URL: 'mongodb://127.0.0.1:9', MONGODB_DB: 'identity_unreachable' };
     const identity = createIdentity({ config, logger: createLogger({ name: 'identity-test', level: 'silent' }) });
+    await identity.whenReady();
 
     const res = await request(identity.app).get('/ready');
     await identity.stop();
 
     expect(res.status).toBe(503);
-    expect(res.body.checks).toEqual({ mongodb: 'down' });
+    expect(res.body.checks).toEqual({ mongodb: 'down', redis: 'up' });
   });
 });

@@ -55,8 +55,9 @@ export function registryProblems(registry: RegistryShape, compose: ComposeFile):
       }
       if (!waitsFor.includes(service.name)) problems.push(`${registry.gateway.name}: does not wait for ${service.name}`);
     }
-    const upstreamKeys = new Set(routed.map((s) => s.urlEnv));
-    for (const key of Object.keys(env).filter((k) => k.endsWith('_URL') && !upstreamKeys.has(k))) {
+    // Any other *_URL must be a backing service's (Redis), which the registry lists as a secret.
+    const allowedUrls = new Set([...routed.map((s) => s.urlEnv), ...registry.gateway.secrets]);
+    for (const key of Object.keys(env).filter((k) => k.endsWith('_URL') && !allowedUrls.has(k))) {
       problems.push(`${registry.gateway.name}: ${key} names no service the registry routes to`);
     }
   }
