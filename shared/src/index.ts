@@ -21,8 +21,6 @@ export {
   validateInput,
   type AccessLevel,
   type HttpMethod,
-  type ResponseDoc,
-  type ApiHandlers,
   type RouteDef,
   type RouteInput,
   type RouteResult,
@@ -49,7 +47,6 @@ export {
   type OpenApiComponents,
   type OpenApiDocument,
   type OpenApiOperation,
-  type OpenApiParameter,
 } from './openapi';
 export { createMetrics, labelRoute, type Metrics, type MetricsAccess } from './metrics';
 export { assertSafeSettings, findUnsafeSettings, KNOWN_WEAK_SECRETS, UnsafeSettingsError } from './production-checks';
@@ -62,10 +59,8 @@ export {
   rateLimitHeaders,
   QUOTA_PATTERN,
   type LimitDecision,
-  type LimitRule,
   type Limiter,
   type Quota,
   type RateLimits,
-  type StoreFallback,
 } from './rate-limit';
 export { CLIENT_ADDRESS_HEADER, signClientAddress, verifyClientAddress } from './client-address';

@@ -10,9 +10,9 @@ import {
   openApiPath,
   type OpenApiDocument,
   type OpenApiOperation,
-  type OpenApiParameter,
   type RouteDef,
 } from '@restgate/shared';
+import type { OpenApiParameter } from '../src/openapi';
 import { findOperation, responseMatches, TEST_PRINCIPAL_SECRET, validateOpenApiDocument } from '@restgate/shared/testing';
 
 const noop = async () => ({ status: 200 });

@@ -3,11 +3,11 @@ import {
   assertMayTry,
   defineResource,
   defineView,
-  listingSpecOf,
   resourceSchemas,
   routeLevel,
   type ModelOf,
 } from '../src/resource';
+import { listingSpecOf } from '../src/resource/schemas';
 
 const gadgets = defineResource({
   name: 'gadgets',

@@ -4,23 +4,16 @@
  * (schemas, listing, view), the repository over a collection, and the ownership rules.
  */
 export {
-  apiFields,
   defineResource,
-  modelField,
   routeLevel,
-  SYSTEM_FIELDS,
-  type AnyResourceDefinition,
   type ApiFieldOf,
   type FieldDef,
-  type FieldType,
-  type FieldValues,
   type ModelOf,
   type ResourceAccess,
   type ResourceDefinition,
-  type ResourceModel,
   type ValuesOf,
 } from './definition';
-export { assertMayActOn, assertMayTry, assertOwnerOrAdmin, assertUser, type UserPrincipal } from './ownership';
+export { assertMayActOn, assertMayTry, assertUser, type UserPrincipal } from './ownership';
 export { createResourceRepository, type Listing, type ResourceRepository } from './repository';
-export { FIELD_DEFAULTS, fieldSchema, lengthBounds, listingSpecOf, resourceSchemas } from './schemas';
-export { defineView, type Selected, type View, type ViewRenderer } from './view';
+export { lengthBounds, resourceSchemas } from './schemas';
+export { defineView, type Selected } from './view';

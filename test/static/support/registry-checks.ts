@@ -7,6 +7,7 @@ export interface RegistryEntry {
   port: number;
   urlEnv?: string;
   owns?: { database?: string };
+  secrets: string[];
 }
 
 export interface RegistryShape {
