@@ -182,6 +182,7 @@ export function baseComponents(): OpenApiComponents {
       param: { type: 'string', description: 'Validation and conflicts: the first failing field.' },
       message: { type: 'string', description: 'Validation and conflicts: what is wrong with `param`.' },
       errors: { type: 'array', items: ref('schemas', 'FieldError'), description: 'Validation: every failure.' },
+      limit: { type: 'string', description: 'Rate limited (429): the name of the limit that refused the request.' },
     },
     examples: [problemExample(errors.notFound())],
   };

@@ -40,6 +40,8 @@ export const problem = Joi.object({
   param: Joi.string().optional(),
   message: Joi.string().optional(),
   errors: Joi.array().items(fieldError).min(1).optional(),
+  // 429: which limit refused the request.
+  limit: Joi.string().optional(),
 });
 
 export const validationProblem = problem.keys({

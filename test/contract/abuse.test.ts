@@ -1,0 +1,147 @@
+/**
+ * The attacks of the abuse-protection issue, replayed through the gateway of a whole stack: each
+ * meets a 429 (or the same harmless answer) before it can do harm, while the account's owner,
+ * from another address, still gets in at once. Client addresses come from `X-Forwarded-For`,
+ * which the stack believes from loopback (`TRUSTED_PROXIES=loopback`), so each test is its own
+ * set of clients.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { uniqueSuffix } from '@restgate/shared/testing';
+import { aSignedInUser, aUser, signUp, type UserInput } from '../support/actors';
+import { client, type Client, type Reply } from '../support/http';
+import { expectProblem } from '../support/shapes';
+import { startTestStack, type TestStack } from '../support/stack';
+
+let stack: TestStack;
+let api: Client;
+
+beforeAll(async () => {
+  stack = await startTestStack({ env: { TRUSTED_PROXIES: 'loopback' } });
+  api = client(stack.url);
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+let addressCount = 0;
+/** A client address of its own (TEST-NET-3), as the gateway will see it. */
+const anAddress = () => `203.0.113.${(++addressCount % 250) + 1}`;
+
+const signInFrom = (address: string, user: UserInput): Promise<Reply> =>
+  api.post('/auth', {
+    basic: { user: user.email, password: user.password },
+    form: { access_token: stack.secrets.MASTER_KEY },
+    headers: { 'x-forwarded-for': address },
+  });
+
+function expectLimited(reply: Reply): void {
+  expectProblem(reply, 429);
+  expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+}
+
+async function outboxMailsTo(email: string): Promise<ParsedMail[]> {
+  if (!fs.existsSync(stack.outboxDir)) return [];
+  const files = fs.readdirSync(stack.outboxDir).filter((f) => f.endsWith('.eml'));
+  const mails = await Promise.all(files.map((f) => simpleParser(fs.readFileSync(path.join(stack.outboxDir, f)))));
+  return mails.filter((m) => (Array.isArray(m.to) ? m.to[0] : m.to)?.value[0]?.address === email);
+}
+
+describe('password guessing through POST /auth', () => {
+  test('when one address guesses an account, then 429 with Retry-After comes before the guesses can go on, and the owner signs in at once from another address', async () => {
+    const owner = aUser();
+    expect((await signUp(api, stack, owner)).status).toBe(201);
+    const attacker = anAddress();
+
+    const replies: Reply[] = [];
+    for (let i = 0; i < 12; i++) replies.push(await signInFrom(attacker, { ...owner, password: `guess-${i}-${uniqueSuffix()}` }));
+    const fromOwner = await signInFrom(anAddress(), owner);
+
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(6);
+    expect(statuses).not.toContain(201);
+    expectLimited(replies.at(-1)!);
+    expect(fromOwner.status).toBe(201);
+  });
+
+  test('when the right password follows guesses from the same address, then it waits too (the back-off decides before any hashing)', async () => {
+    const owner = aUser();
+    await signUp(api, stack, owner);
+    const attacker = anAddress();
+    for (let i = 0; i < 8; i++) await signInFrom(attacker, { ...owner, password: `guess-${i}-${uniqueSuffix()}` });
+
+    const reply = await signInFrom(attacker, owner);
+
+    expectLimited(reply);
+  });
+});
+
+describe('PUT /users/:id/password', () => {
+  test("when Alice's Basic credentials are sent on Bob's id, then a right and a wrong password get the same 401", async () => {
+    const alice = aUser();
+    await signUp(api, stack, alice);
+    const bob = await aSignedInUser(api, stack);
+    const from = anAddress();
+    const change = (password: string) =>
+      api.request('PUT', `/users/${bob.id}/password`, {
+        basic: { user: alice.email, password },
+        form: { password: `new-${uniqueSuffix()}` },
+        headers: { 'x-forwarded-for': from },
+      });
+
+    const wrong = await change('not-alices-password');
+    const right = await change(alice.password);
+
+    expectProblem(wrong, 401);
+    expectProblem(right, 401);
+    expect(right.body.code).toBe(wrong.body.code);
+    expect(right.body.detail).toBe(wrong.body.detail);
+  });
+
+  test('when one address floods password changes with made-up credentials, then the gateway answers 429 with Retry-After past its ceiling', async () => {
+    const from = anAddress();
+    const flood = Array.from({ length: 30 }, (_, i) =>
+      api.request('PUT', '/users/me/password', {
+        basic: { user: `nobody-${i}-${uniqueSuffix()}@example.com`, password: 'whatever-it-is' },
+        form: { password: 'a-new-password' },
+        headers: { 'x-forwarded-for': from },
+      }),
+    );
+
+    const replies = await Promise.all(flood);
+
+    const limited = replies.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThanOrEqual(10);
+    expectLimited(limited[0]!);
+    expect(limited[0]!.headers.get('ratelimit-policy')).toMatch(/"credentials";q=\d+;w=\d+/);
+    expect(replies.filter((r) => r.status !== 429).every((r) => r.status === 401)).toBe(true);
+  });
+});
+
+describe('POST /password-resets', () => {
+  test('when one address asks many times, then every answer is the same 202 and only the capped number of mails is sent', async () => {
+    const user = aUser();
+    await signUp(api, stack, user);
+    const from = anAddress();
+
+    const replies: Reply[] = [];
+    for (let i = 0; i < 10; i++) {
+      replies.push(
+        await api.post('/password-resets', {
+          form: { email: user.email, access_token: stack.secrets.MASTER_KEY },
+          headers: { 'x-forwarded-for': from },
+        }),
+      );
+    }
+
+    expect(replies.map((r) => r.status)).toEqual(Array(10).fill(202));
+    expect(new Set(replies.map((r) => JSON.stringify(r.body))).size).toBe(1);
+    // Three mails by default (RESET_MAILS_PER_EMAIL=3/3600); wait for them, then for any straggler.
+    const deadline = Date.now() + 20_000;
+    while ((await outboxMailsTo(user.email)).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect((await outboxMailsTo(user.email)).length).toBe(3);
+  });
+});
