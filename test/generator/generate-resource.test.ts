@@ -1,8 +1,8 @@
 /**
- * End to end: the README's command generates books into a copy of the repository, and a second
+ * End to end: the README's command generates volumes into a copy of the repository, and a second
  * resource, gadgets, takes every field type and other access levels; the copy is then built,
  * type-checked and linted, and the new services' own tests (articles' tests, renamed) run against
- * the real database. Outside services/books the command may touch four files, none of
+ * the real database. Outside services/volumes the command may touch four files, none of
  * them under gateway/src; it works before npm install; remove takes it all back.
  *
  * Needs jest's global setup (MONGODB_URL). Takes a minute or two; set RESTGATE_KEEP_GENERATED=1
@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { changedFiles, copyRepo, generate, removeCopy, runBin, treeHash, type RunResult } from './support/repo-copy';
 
-const BOOKS = ['resource', 'books', '--fields', 'title:string:required,pages:integer'];
+const VOLUMES = ['resource', 'volumes', '--fields', 'title:string:required,pages:integer'];
 const GADGETS = [
   'resource',
   'gadgets',
@@ -31,35 +31,35 @@ function expectSuccess(what: string, res: RunResult): void {
   if (res.status !== 0) throw new Error(`${what} failed (exit ${res.status}):\n${res.stdout.slice(-6000)}\n${res.stderr.slice(-6000)}`);
 }
 
-describe('npm run generate -- resource books, in a copy of the repository', () => {
+describe('npm run generate -- resource volumes, in a copy of the repository', () => {
   let copy: string;
   let generated: RunResult;
   let pristine: string;
   beforeAll(() => {
     copy = copyRepo();
     pristine = treeHash(copy);
-    generated = generate(copy, BOOKS);
+    generated = generate(copy, VOLUMES);
   });
   afterAll(() => {
     removeCopy(copy);
   });
 
-  test('when run, then it writes services/books and edits only the four shared files, none under gateway/src', () => {
+  test('when run, then it writes services/volumes and edits only the four shared files, none under gateway/src', () => {
     expectSuccess('generate', generated);
 
-    const outside = changedFiles(copy).filter((file) => !file.startsWith(`services${path.sep}books${path.sep}`));
+    const outside = changedFiles(copy).filter((file) => !file.startsWith(`services${path.sep}volumes${path.sep}`));
 
     expect(outside).toEqual(SHARED_FILES);
-    expect(fs.readFileSync(path.join(copy, 'services', 'books', 'src', 'resource.ts'), 'utf8')).toContain(
+    expect(fs.readFileSync(path.join(copy, 'services', 'volumes', 'src', 'resource.ts'), 'utf8')).toContain(
       "title: { type: 'string', required: true },\n    pages: { type: 'integer' },",
     );
     expect(JSON.parse(fs.readFileSync(path.join(copy, 'services.json'), 'utf8')).services).toContainEqual({
-      name: 'books',
-      dir: 'services/books',
+      name: 'volumes',
+      dir: 'services/volumes',
       port: 9004,
-      portEnv: 'BOOKS_PORT',
-      urlEnv: 'BOOKS_URL',
-      owns: { database: 'books' },
+      portEnv: 'VOLUMES_PORT',
+      urlEnv: 'VOLUMES_URL',
+      owns: { database: 'volumes' },
       secrets: ['PRINCIPAL_SECRET'],
     });
   });
@@ -71,35 +71,35 @@ describe('npm run generate -- resource books, in a copy of the repository', () =
     // The repository's own check, narrowed to what the generator wrote.
     fs.writeFileSync(
       path.join(copy, 'tsconfig.generated.json'),
-      JSON.stringify({ extends: './tsconfig.check.json', include: ['services/books', 'services/gadgets'] }),
+      JSON.stringify({ extends: './tsconfig.check.json', include: ['services/volumes', 'services/gadgets'] }),
     );
     const [types, lint] = await Promise.all([
       runBin(copy, 'tsc', ['-p', 'tsconfig.generated.json']),
-      runBin(copy, 'eslint', ['services/books', 'services/gadgets']),
+      runBin(copy, 'eslint', ['services/volumes', 'services/gadgets']),
     ]);
 
-    expect(fs.existsSync(path.join(copy, 'services', 'books', 'dist', 'start.js'))).toBe(true);
+    expect(fs.existsSync(path.join(copy, 'services', 'volumes', 'dist', 'start.js'))).toBe(true);
     expectSuccess('tsc -p tsconfig.generated.json', types);
-    expectSuccess('eslint services/books services/gadgets', lint);
+    expectSuccess('eslint services/volumes services/gadgets', lint);
   }, 180_000);
 
-  test("when the new services' own tests run (npx jest services/books services/gadgets), then they all pass", async () => {
-    const res = await runBin(copy, 'jest', ['--ci', 'services/books', 'services/gadgets'], {
+  test("when the new services' own tests run (npx jest services/volumes services/gadgets), then they all pass", async () => {
+    const res = await runBin(copy, 'jest', ['--ci', 'services/volumes', 'services/gadgets'], {
       MONGODB_URL: process.env.MONGODB_URL!,
       AMQP_URL: process.env.AMQP_URL ?? '',
     });
 
-    expectSuccess('jest services/books services/gadgets', res);
+    expectSuccess('jest services/volumes services/gadgets', res);
     expect(res.stderr).toMatch(/Test Suites: 16 passed, 16 total/);
   }, 180_000);
 
   test('when removed again, then the tree is exactly as before', () => {
     fs.rmSync(path.join(copy, 'tsconfig.generated.json'), { force: true });
-    fs.rmSync(path.join(copy, 'services', 'books', 'dist'), { recursive: true, force: true });
+    fs.rmSync(path.join(copy, 'services', 'volumes', 'dist'), { recursive: true, force: true });
 
     fs.rmSync(path.join(copy, 'services', 'gadgets', 'dist'), { recursive: true, force: true });
     expectSuccess('remove gadgets', generate(copy, ['remove', 'gadgets']));
-    expectSuccess('remove books', generate(copy, ['remove', 'books']));
+    expectSuccess('remove volumes', generate(copy, ['remove', 'volumes']));
 
     for (const built of ['shared', 'gateway', 'services/identity', 'services/articles', 'services/mailer']) {
       fs.rmSync(path.join(copy, built, 'dist'), { recursive: true, force: true });
@@ -121,11 +121,11 @@ describe('npm run generate in a clone before npm install', () => {
   });
 
   test('when run with no node_modules, then it succeeds, edits the same four files, and says to install first', () => {
-    const res = generate(copy, BOOKS);
+    const res = generate(copy, VOLUMES);
 
     expectSuccess('generate', res);
     expect(res.stderr).toBe('');
-    expect(res.stdout).toContain('Next: npm install && npx tsc -b && npx jest services/books');
-    expect(changedFiles(copy).filter((file) => !file.startsWith(`services${path.sep}books${path.sep}`))).toEqual(SHARED_FILES);
+    expect(res.stdout).toContain('Next: npm install && npx tsc -b && npx jest services/volumes');
+    expect(changedFiles(copy).filter((file) => !file.startsWith(`services${path.sep}volumes${path.sep}`))).toEqual(SHARED_FILES);
   });
 });
