@@ -212,6 +212,7 @@ describe('buildOpenApiPart', () => {
       'param',
       'message',
       'errors',
+      'limit',
     ]);
     expect(problem.required).toEqual(['type', 'title', 'status', 'detail', 'code']);
     expect(part.components.schemas.FieldError).toMatchObject({ required: ['param', 'message', 'rule'] });

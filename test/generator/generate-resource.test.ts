@@ -35,9 +35,16 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
   let copy: string;
   let generated: RunResult;
   let pristine: string;
+  // The port the registry has next (9004 in this repository, later when a resource was generated before).
+  let nextPort: number;
   beforeAll(() => {
     copy = copyRepo();
     pristine = treeHash(copy);
+    const before = JSON.parse(fs.readFileSync(path.join(copy, 'services.json'), 'utf8')) as {
+      gateway: { port: number };
+      services: Array<{ port: number }>;
+    };
+    nextPort = Math.max(before.gateway.port, ...before.services.map((s) => s.port)) + 1;
     generated = generate(copy, VOLUMES);
   });
   afterAll(() => {
@@ -56,7 +63,7 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
     expect(JSON.parse(fs.readFileSync(path.join(copy, 'services.json'), 'utf8')).services).toContainEqual({
       name: 'volumes',
       dir: 'services/volumes',
-      port: 9004,
+      port: nextPort,
       portEnv: 'VOLUMES_PORT',
       urlEnv: 'VOLUMES_URL',
       owns: { database: 'volumes' },
@@ -101,7 +108,12 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
     expectSuccess('remove gadgets', generate(copy, ['remove', 'gadgets']));
     expectSuccess('remove volumes', generate(copy, ['remove', 'volumes']));
 
-    for (const built of ['shared', 'gateway', 'services/identity', 'services/articles', 'services/mailer']) {
+    // What tsc -b built in the copy: shared and every registry entry (a resource generated earlier, too).
+    const registry = JSON.parse(fs.readFileSync(path.join(copy, 'services.json'), 'utf8')) as {
+      gateway: { dir: string };
+      services: Array<{ dir: string }>;
+    };
+    for (const built of ['shared', registry.gateway.dir, ...registry.services.map((s) => s.dir)]) {
       fs.rmSync(path.join(copy, built, 'dist'), { recursive: true, force: true });
     }
     for (const file of fs.readdirSync(copy, { recursive: true }) as string[]) {

@@ -73,8 +73,8 @@ describe('on broken copies', () => {
   });
 
   test('when compose builds a service the registry does not list, then it is named', () => {
-    compose.services.books = { ...svc('articles'), build: { context: '.', args: { SERVICE: 'services/books', PORT: '9004' } } };
+    compose.services.strays = { ...svc('articles'), build: { context: '.', args: { SERVICE: 'services/strays', PORT: '9099' } } };
 
-    expect(registryProblems(registry, compose)).toEqual(['books: built from this repository but not in services.json']);
+    expect(registryProblems(registry, compose)).toEqual(['strays: built from this repository but not in services.json']);
   });
 });
