@@ -19,8 +19,8 @@ function tokenIssued(iatFromNow: number, expFromNow: number, claims: Record<stri
   const sub = anObjectId();
   const payload: Record<string, unknown> = { sub, id: sub, role: 'user', sid: anObjectId(), iat: now + iatFromNow, exp: now + expFromNow, iss: TEST_ISSUER, aud: TEST_AUDIENCE, ...claims };
   for (const key of Object.keys(payload)) if (payload[key] === undefined) delete payload[key];
-  // noTimestamp: jsonwebtoken would otherwise add an `iat` to a token meant to lack one.
-  return jwt.sign(payload, TEST_JWT_SECRET, { algorithm: 'HS256', noTimestamp: true });
+  // noTimestamp (which drops any iat): jsonwebtoken would otherwise add one to a token meant to lack it.
+  return jwt.sign(payload, TEST_JWT_SECRET, { algorithm: 'HS256', noTimestamp: payload.iat === undefined });
 }
 
 /** A revocation list held in memory, as the gateway's copy would be once loaded. */
