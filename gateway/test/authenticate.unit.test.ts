@@ -17,7 +17,17 @@ const authenticate = createAuthenticator(options);
 function tokenIssued(iatFromNow: number, expFromNow: number, claims: Record<string, unknown> = {}): string {
   const now = Math.floor(Date.now() / 1000);
   const sub = anObjectId();
-  const payload: Record<string, unknown> = { sub, id: sub, role: 'user', sid: anObjectId(), iat: now + iatFromNow, exp: now + expFromNow, iss: TEST_ISSUER, aud: TEST_AUDIENCE, ...claims };
+  const payload: Record<string, unknown> = {
+    sub,
+    id: sub,
+    role: 'user',
+    sid: anObjectId(),
+    iat: now + iatFromNow,
+    exp: now + expFromNow,
+    iss: TEST_ISSUER,
+    aud: TEST_AUDIENCE,
+    ...claims,
+  };
   for (const key of Object.keys(payload)) if (payload[key] === undefined) delete payload[key];
   // noTimestamp (which drops any iat): jsonwebtoken would otherwise add one to a token meant to lack it.
   return jwt.sign(payload, TEST_JWT_SECRET, { algorithm: 'HS256', noTimestamp: payload.iat === undefined });

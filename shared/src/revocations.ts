@@ -25,7 +25,13 @@ function memberOf(entry: Revocation): string {
  * then forgotten: the set's own expiry moves with each write, and past entries are pruned.
  * Rejects when Redis does not take it: the caller must not claim the session ended.
  */
-export async function recordRevocations(redis: Redis, prefix: string, entries: Revocation[], lifetimeSeconds: number, now = Date.now()): Promise<void> {
+export async function recordRevocations(
+  redis: Redis,
+  prefix: string,
+  entries: Revocation[],
+  lifetimeSeconds: number,
+  now = Date.now(),
+): Promise<void> {
   if (entries.length === 0) return;
   const key = revocationKey(prefix);
   const until = now + lifetimeSeconds * 1000;

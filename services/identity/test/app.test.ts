@@ -16,7 +16,7 @@ describe('the identity app', () => {
 
     expect(health.status).toBe(200);
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ready', checks: { mongodb: 'up' } });
+    expect(ready.body).toEqual({ status: 'ready', checks: { mongodb: 'up', redis: 'up' } });
   });
 
   test('when a route does not exist, then 404 problem+json with the request id echoed', async () => {
@@ -49,6 +49,6 @@ describe('the identity app', () => {
     await identity.stop();
 
     expect(res.status).toBe(503);
-    expect(res.body.checks).toEqual({ mongodb: 'down' });
+    expect(res.body.checks).toMatchObject({ mongodb: 'down' });
   });
 });

@@ -1,5 +1,4 @@
-import { recordRevocations } from '@restgate/shared';
-import type { Redis } from 'ioredis';
+import { recordRevocations, type RedisHandle } from '@restgate/shared';
 import type { RevocationRecorder } from '../domain/sessions';
 import { identityErrors } from '../errors';
 
@@ -7,7 +6,7 @@ import { identityErrors } from '../errors';
  * Ended sessions, on the Redis every gateway replica listens to. Each entry lives as long as the
  * longest access token (`lifetimeSeconds`): past that, every token it covers has expired anyway.
  */
-export function createRevocationRecorder(redis: Redis, prefix: string, lifetimeSeconds: number): RevocationRecorder {
+export function createRevocationRecorder(redis: RedisHandle['client'], prefix: string, lifetimeSeconds: number): RevocationRecorder {
   const record = async (entries: Parameters<typeof recordRevocations>[2]) => {
     try {
       await recordRevocations(redis, prefix, entries, lifetimeSeconds);

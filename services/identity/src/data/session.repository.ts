@@ -25,7 +25,12 @@ interface RefreshTokenUseDocument {
   sessionId: ObjectId;
   usedAt: Date;
   expiresAt: Date;
+  /** The winner has stored the next token: set by a plain update, read by the losers only. */
+  done: boolean;
 }
+
+/** A claim left unfinished longer than this (a crashed process) counts as finished. */
+const CLAIM_STALE_MS = 10_000;
 
 function toRecord(doc: SessionDocument): SessionRecord {
   return {
@@ -84,16 +89,21 @@ export class MongoSessionRepository implements SessionRepository {
     return doc ? { sessionId: doc.sessionId.toHexString(), userId: doc.userId.toHexString(), expiresAt: doc.expiresAt } : null;
   }
 
-  async claimRefreshToken(tokenHash: string, token: RefreshTokenRecord): Promise<boolean> {
+  async claimRefreshToken(tokenHash: string, token: RefreshTokenRecord): Promise<'won' | 'racing' | 'reused'> {
     const sessionId = parseObjectId(token.sessionId);
-    if (!sessionId) return false;
+    if (!sessionId) return 'reused';
     try {
-      await this.uses.insertOne({ _id: tokenHash, sessionId, usedAt: new Date(), expiresAt: token.expiresAt });
-      return true;
+      await this.uses.insertOne({ _id: tokenHash, sessionId, usedAt: new Date(), expiresAt: token.expiresAt, done: false });
+      return 'won';
     } catch (err) {
-      if (isDuplicateKeyError(err)) return false;
-      throw err;
+      if (!isDuplicateKeyError(err)) throw err;
     }
+    const use = await this.uses.findOne({ _id: tokenHash });
+    return use && !use.done && Date.now() - use.usedAt.getTime() < CLAIM_STALE_MS ? 'racing' : 'reused';
+  }
+
+  async completeClaim(tokenHash: string): Promise<void> {
+    await this.uses.updateOne({ _id: tokenHash }, { $set: { done: true } });
   }
 
   async rotate(sessionId: string, refresh: { tokenHash: string; expiresAt: Date }, now: Date): Promise<SessionRecord | null> {

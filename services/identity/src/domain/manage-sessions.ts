@@ -33,7 +33,11 @@ export async function listSessions(
 }
 
 /** `DELETE /users/:id/sessions`: every session of the user ends; the user themself or an admin. */
-export async function endAllSessions(deps: Pick<SessionDeps, 'sessions' | 'revocations' | 'users'>, caller: Principal, idParam: string): Promise<void> {
+export async function endAllSessions(
+  deps: Pick<SessionDeps, 'sessions' | 'revocations' | 'users'>,
+  caller: Principal,
+  idParam: string,
+): Promise<void> {
   const userId = resolveUserId(idParam, caller);
   assertSelfOrAdmin(caller, userId);
   if (!(await deps.users.findById(userId))) throw identityErrors.userNotFound();

@@ -30,8 +30,13 @@ export interface RefreshTokenRecord {
 export interface SessionRepository {
   insert(session: Omit<SessionRecord, 'id'>, refresh: { tokenHash: string; expiresAt: Date }): Promise<SessionRecord>;
   findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | null>;
-  /** Marks a refresh token used: true for exactly one caller however many race; false when it was used before. */
-  claimRefreshToken(tokenHash: string, token: RefreshTokenRecord): Promise<boolean>;
+  /**
+   * Marks a refresh token used: 'won' for exactly one caller however many race; otherwise whether
+   * the winner is still rotating it ('racing': a concurrent refresh) or has finished ('reused').
+   */
+  claimRefreshToken(tokenHash: string, token: RefreshTokenRecord): Promise<'won' | 'racing' | 'reused'>;
+  /** The winner of a claim has handed out the next token: a later claim is a reuse. */
+  completeClaim(tokenHash: string): Promise<void>;
   /** Stores the session's next refresh token and moves its expiry and last use; null when the session is gone. */
   rotate(sessionId: string, refresh: { tokenHash: string; expiresAt: Date }, now: Date): Promise<SessionRecord | null>;
   /** The user's live sessions (not expired), newest first, one page and the total. */
@@ -82,7 +87,11 @@ export function hashRefreshToken(token: string): string {
 const USER_AGENT_MAX = 256;
 
 /** Opens a session for a user who just proved who they are: an access token and a refresh token. */
-export async function openSession(deps: Pick<SessionDeps, 'tokens' | 'sessions' | 'sessionSettings'>, user: UserRecord, userAgent?: string): Promise<SignedIn> {
+export async function openSession(
+  deps: Pick<SessionDeps, 'tokens' | 'sessions' | 'sessionSettings'>,
+  user: UserRecord,
+  userAgent?: string,
+): Promise<SignedIn> {
   const now = new Date();
   const refresh = newRefreshToken();
   const expiresAt = new Date(now.getTime() + deps.sessionSettings.refreshTtlSeconds * 1000);
@@ -104,10 +113,11 @@ export async function refreshSession(deps: SessionDeps, refreshToken: string): P
   const stored = await deps.sessions.findRefreshToken(tokenHash);
   const now = new Date();
   if (!stored || stored.expiresAt <= now) throw identityErrors.refreshTokenInvalid();
-  if (!(await deps.sessions.claimRefreshToken(tokenHash, stored))) {
-    await endSessions(deps, [stored.sessionId]);
-    throw identityErrors.refreshTokenInvalid();
-  }
+  const claim = await deps.sessions.claimRefreshToken(tokenHash, stored);
+  // A refresh racing the winner (two tabs, a retry) is refused but is no theft signal; one that
+  // comes after the winner has its new token is a reuse.
+  if (claim === 'reused') await endSessions(deps, [stored.sessionId]);
+  if (claim !== 'won') throw identityErrors.refreshTokenInvalid();
   const user = await deps.users.findById(stored.userId);
   if (!user) throw identityErrors.refreshTokenInvalid();
   const next = newRefreshToken();
@@ -117,6 +127,7 @@ export async function refreshSession(deps: SessionDeps, refreshToken: string): P
     now,
   );
   if (!session) throw identityErrors.refreshTokenInvalid();
+  await deps.sessions.completeClaim(tokenHash);
   const access = deps.tokens.issue(user, session.id);
   return { token: access.token, refreshToken: next.token, expiresIn: access.expiresIn, user: fullView(user) };
 }

@@ -26,7 +26,7 @@ export const sessionListQuery = Joi.object<{ page: number; limit: number }>({
 export const sessionTokensSchema = Joi.object({
   token: Joi.string().description('Access token (JWT, HS256) carrying the session id (`sid`); short-lived.'),
   refreshToken: Joi.string().description('Opaque refresh token (256 bits): POST /auth/refresh exchanges it, once, for new tokens.'),
-  expiresIn: Joi.number().integer().description("Seconds until the access token expires.").example(900),
+  expiresIn: Joi.number().integer().description('Seconds until the access token expires.').example(900),
   user: fullUserSchema,
 });
 
