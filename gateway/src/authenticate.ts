@@ -56,7 +56,13 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       throw errors.unauthorized('The access token is not valid.', true);
     }
     const { sub, role, sid, iat, exp } = claims as { sub?: unknown; role?: unknown; sid?: unknown; iat?: unknown; exp: number };
-    if (typeof sub !== 'string' || !OBJECT_ID.test(sub) || (role !== 'user' && role !== 'admin') || typeof sid !== 'string' || sid.length === 0) {
+    if (
+      typeof sub !== 'string' ||
+      !OBJECT_ID.test(sub) ||
+      (role !== 'user' && role !== 'admin') ||
+      typeof sid !== 'string' ||
+      sid.length === 0
+    ) {
       throw errors.unauthorized('The access token is not valid.', true);
     }
     const now = Date.now() / 1000;
@@ -75,5 +81,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
 }
 
 function revocationsUnavailable(): AppError {
-  return errors.unavailable('User tokens cannot be checked right now (the list of ended sessions is not available yet). Try again shortly.');
+  return errors.unavailable(
+    'User tokens cannot be checked right now (the list of ended sessions is not available yet). Try again shortly.',
+  );
 }

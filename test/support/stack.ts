@@ -312,5 +312,14 @@ export async function startTestStack(options: { env?: Record<string, string> } =
     }
   };
 
-  return { url: stack.gatewayUrl, secrets, jwt: { issuer: 'restgate', audience: 'restgate-api' }, db, outboxDir, openapi, startGateway, stop };
+  return {
+    url: stack.gatewayUrl,
+    secrets,
+    jwt: { issuer: 'restgate', audience: 'restgate-api' },
+    db,
+    outboxDir,
+    openapi,
+    startGateway,
+    stop,
+  };
 }

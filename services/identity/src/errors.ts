@@ -41,7 +41,11 @@ export const identityErrors = {
   },
   /** One answer for an unknown, used, expired or ended refresh token (a used one also ends its session). */
   refreshTokenInvalid(): AppError {
-    return errors.unauthorized('The refresh token is not valid: it is unknown, used, expired, or its session has ended. Sign in again.', true, 'invalid_refresh_token');
+    return errors.unauthorized(
+      'The refresh token is not valid: it is unknown, used, expired, or its session has ended. Sign in again.',
+      true,
+      'invalid_refresh_token',
+    );
   },
   /** A user principal without a session: only a session's access token can log out. */
   noSession(): AppError {
@@ -52,6 +56,9 @@ export const identityErrors = {
   },
   /** Ending a session could not be recorded for the gateways: nothing changed, try again. */
   revocationsUnavailable(cause?: unknown): AppError {
-    return errors.unavailable('Sessions cannot be ended right now (the revocation store is unavailable). Nothing changed; try again shortly.', cause);
+    return errors.unavailable(
+      'Sessions cannot be ended right now (the revocation store is unavailable). Nothing changed; try again shortly.',
+      cause,
+    );
   },
 };

@@ -204,15 +204,13 @@ describe('sessions: sign-in, refresh, logout, listing', () => {
     const user = await h.aUser();
     const keep = (await signIn(user)).body;
     const other = (await signIn(user)).body;
-    await h.db
-      .collection('password_resets')
-      .insertOne({
-        userId: new ObjectId(user.id),
-        tokenHash: 'f'.repeat(64),
-        expiresAt: new Date(Date.now() + 60_000),
-        createdAt: new Date(),
-        mail: null,
-      });
+    await h.db.collection('password_resets').insertOne({
+      userId: new ObjectId(user.id),
+      tokenHash: 'f'.repeat(64),
+      expiresAt: new Date(Date.now() + 60_000),
+      createdAt: new Date(),
+      mail: null,
+    });
 
     const res = await h
       .call('put', '/users/me/password', asSession(user, keep.token))

@@ -9,7 +9,11 @@ import { endSessionsOfUser } from './sessions';
  * until now is revoked: a sign-in that checked the password just before the delete may still be
  * opening a session.
  */
-export async function deleteUser(deps: Pick<IdentityDeps, 'users' | 'sessions' | 'revocations'>, caller: Principal, idParam: string): Promise<void> {
+export async function deleteUser(
+  deps: Pick<IdentityDeps, 'users' | 'sessions' | 'revocations'>,
+  caller: Principal,
+  idParam: string,
+): Promise<void> {
   const userId = resolveUserId(idParam, caller);
   if (!(await deps.users.findById(userId))) throw identityErrors.userNotFound();
   await deps.revocations.userEnded(userId);

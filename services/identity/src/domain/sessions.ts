@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { identityErrors } from '../errors';
 import type { TokenIssuer } from './token-issuer';
-import type { UserRepository } from './identity-deps';
 import { fullView, type FullUserView, type UserRecord } from './user';
 
 /** A session as the use cases and the listing see it. */
@@ -60,7 +59,8 @@ export interface SessionSettings {
 }
 
 export interface SessionDeps {
-  users: UserRepository;
+  /** The user a refresh is for (identity-deps' UserRepository has it; named here to keep imports one way). */
+  users: { findById(id: string): Promise<UserRecord | null> };
   tokens: TokenIssuer;
   sessions: SessionRepository;
   revocations: RevocationRecorder;
