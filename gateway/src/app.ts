@@ -55,7 +55,12 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
   const cors = corsFor(config.CORS_ORIGINS);
   return createHttpApp({
     logger,
-    readiness: [...upstreamReadiness(upstreams), ...(redis ? [redis.readiness] : [])],
+    readiness: [
+      ...upstreamReadiness(upstreams),
+      ...(redis ? [redis.readiness] : []),
+      // Not ready until the ended sessions are known: until then user tokens get 503 here.
+      ...(revocations ? [{ name: 'revocations', check: async () => assertLoaded(revocations) }] : []),
+    ],
     metrics,
     parseBodies: false,
     // The only public port: its metrics only for the scraper holding the token, a 404 for anyone else.
@@ -76,4 +81,8 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
       app.use(gate);
     },
   });
+}
+
+function assertLoaded(revocations: RevocationList): void {
+  if (!revocations.loaded()) throw new Error('the list of ended sessions has not been read yet');
 }

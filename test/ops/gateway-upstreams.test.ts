@@ -60,7 +60,7 @@ describe('gateway in front of failing upstreams', () => {
   // 502, not 504: the refused connection is the answer, nothing waits for UPSTREAM_TIMEOUT_MS.
   test('when an upstream is stopped, then 502 at once, /ready names it down, /health stays 200', async () => {
     expect((await call(`${gateway.url}/articles`)).status).toBe(200); // a pooled connection to it exists now
-    expect((await call(`${gateway.url}/ready`)).json()).toEqual({ status: 'ready', checks: { identity: 'up', articles: 'up', redis: 'up' } });
+    expect((await call(`${gateway.url}/ready`)).json()).toEqual({ status: 'ready', checks: { identity: 'up', articles: 'up', redis: 'up', revocations: 'up' } });
 
     await articles.close();
     const res = await call(`${gateway.url}/articles`);
@@ -71,7 +71,7 @@ describe('gateway in front of failing upstreams', () => {
     expect(res.json()).toMatchObject({ status: 502, code: 'bad_gateway' });
     expect(res.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
     expect(ready.status).toBe(503);
-    expect(ready.json()).toEqual({ status: 'unready', checks: { identity: 'up', articles: 'down', redis: 'up' } });
+    expect(ready.json()).toEqual({ status: 'unready', checks: { identity: 'up', articles: 'down', redis: 'up', revocations: 'up' } });
     expect(health.status).toBe(200);
   });
 });

@@ -191,7 +191,7 @@ describe('GET /health and /ready', () => {
     const health = await call(`${gatewayUrl}/health`);
 
     expect(ready.status).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ready', checks: { identity: 'up', articles: 'up', redis: 'up' } });
+    expect(ready.json()).toEqual({ status: 'ready', checks: { identity: 'up', articles: 'up', redis: 'up', revocations: 'up' } });
     expect(health.json()).toEqual({ status: 'ok' });
   });
 
