@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createHttpApp, createRateLimits, type Logger, type Metrics, type RedisHandle } from '@restgate/shared';
+import { createHttpApp, createRateLimits, type Logger, type Metrics, type RedisHandle, type RevocationList } from '@restgate/shared';
 import { createAuthenticator } from './authenticate';
 import type { GatewayConfig } from './config';
 import { corsFor } from './cors';
@@ -20,6 +20,8 @@ export interface GatewayDeps {
   agents: UpstreamAgents;
   /** The rate-limit store; without it the gateway applies no per-address ceilings. */
   redis?: RedisHandle;
+  /** Ended sessions (createRevocationList on `redis`); without it, tokens of ended sessions are not refused. */
+  revocations?: RevocationList;
   metrics?: Metrics;
 }
 
@@ -28,7 +30,7 @@ export interface GatewayDeps {
  * problem+json) with body parsing off — the gate reads bodies itself to find `access_token`
  * and re-sends them — and the gate + proxy mounted through `configure`.
  */
-export function createApp({ config, logger, routes, upstreams, agents, redis, metrics }: GatewayDeps): Express {
+export function createApp({ config, logger, routes, upstreams, agents, redis, revocations, metrics }: GatewayDeps): Express {
   const unrouted = [...new Set(routes.map((row) => row.upstream))].filter((name) => !upstreams[name]);
   if (unrouted.length > 0) throw new Error(`routes name upstreams without a URL: ${unrouted.join(', ')}`);
   const table = effectivePolicy(config.ROUTE_POLICY, routes);
@@ -42,6 +44,8 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, me
       jwtSecret: config.JWT_SECRET,
       issuer: config.JWT_ISSUER,
       audience: config.JWT_AUDIENCE,
+      maxLifetimeSeconds: config.JWT_TTL_SECONDS,
+      revocations,
     }),
     principalSecret: config.PRINCIPAL_SECRET,
     bodyLimit: config.BODY_LIMIT,
@@ -51,7 +55,12 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, me
   const cors = corsFor(config.CORS_ORIGINS);
   return createHttpApp({
     logger,
-    readiness: [...upstreamReadiness(upstreams), ...(redis ? [redis.readiness] : [])],
+    readiness: [
+      ...upstreamReadiness(upstreams),
+      ...(redis ? [redis.readiness] : []),
+      // Not ready until the ended sessions are known: until then user tokens get 503 here.
+      ...(revocations ? [{ name: 'revocations', check: async () => assertLoaded(revocations) }] : []),
+    ],
     metrics,
     parseBodies: false,
     // The only public port: its metrics only for the scraper holding the token, a 404 for anyone else.
@@ -72,4 +81,8 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, me
       app.use(gate);
     },
   });
+}
+
+function assertLoaded(revocations: RevocationList): void {
+  if (!revocations.loaded()) throw new Error('the list of ended sessions has not been read yet');
 }

@@ -1,18 +1,24 @@
 import { createHash, createSecretKey, timingSafeEqual } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { errors, type Principal } from '@restgate/shared';
+import { AppError, errors, type Principal, type RevocationList } from '@restgate/shared';
 
 export interface AuthenticatorOptions {
   masterKey: string;
   jwtSecret: string;
   issuer: string;
   audience: string;
+  /** The longest access-token lifetime accepted (`exp − iat`, and the age of `iat`), in seconds. */
+  maxLifetimeSeconds: number;
+  /** Ended sessions (Redis, kept locally); without it nothing is checked (tests of other things). */
+  revocations?: RevocationList;
 }
 
 /** Turns a presented token into a principal, or throws 401 `invalid_token`. */
 export type Authenticator = (token: string) => Principal;
 
 const OBJECT_ID = /^[0-9a-f]{24}$/;
+// Clocks of identity and the gateway may differ a little; a token from further ahead is forged.
+const CLOCK_SKEW_SECONDS = 30;
 
 function sha256(value: string): Buffer {
   return createHash('sha256').update(value).digest();
@@ -21,10 +27,13 @@ function sha256(value: string): Buffer {
 /**
  * The master key is compared on SHA-256 digests, so the comparison is constant-time and its
  * duration says nothing about the key's length. Anything else must be a user token: HS256 only
- * (`alg: none` and RS/HS confusion are refused), with issuer, audience and an expiry.
+ * (`alg: none` and RS/HS confusion are refused), with issuer, audience and an expiry, a lifetime
+ * no longer than the longest configured one (a token signed with the real secret and a 100-year
+ * `exp` is refused), and a session that has not ended (a local lookup: no Redis round trip).
  */
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const masterDigest = sha256(options.masterKey);
+  const { revocations, maxLifetimeSeconds: max } = options;
   // A KeyObject, not the string: jsonwebtoken 9 turns a string secret into a key on every verify.
   const key = createSecretKey(Buffer.from(options.jwtSecret));
   const verifyOptions: jwt.VerifyOptions & { complete?: false } = {
@@ -46,10 +55,33 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (typeof claims !== 'object' || typeof claims.exp !== 'number') {
       throw errors.unauthorized('The access token is not valid.', true);
     }
-    const { sub, role } = claims as { sub?: unknown; role?: unknown };
-    if (typeof sub !== 'string' || !OBJECT_ID.test(sub) || (role !== 'user' && role !== 'admin')) {
+    const { sub, role, sid, iat, exp } = claims as { sub?: unknown; role?: unknown; sid?: unknown; iat?: unknown; exp: number };
+    if (
+      typeof sub !== 'string' ||
+      !OBJECT_ID.test(sub) ||
+      (role !== 'user' && role !== 'admin') ||
+      typeof sid !== 'string' ||
+      sid.length === 0
+    ) {
       throw errors.unauthorized('The access token is not valid.', true);
     }
-    return { kind: 'user', id: sub, role };
+    const now = Date.now() / 1000;
+    if (typeof iat !== 'number' || exp - iat > max || now - iat > max || iat > now + CLOCK_SKEW_SECONDS) {
+      throw errors.unauthorized('The access token is not valid: its lifetime is longer than this API issues.', true);
+    }
+    if (revocations) {
+      // Never loaded (Redis away since the start): an empty list would re-admit every ended session.
+      if (!revocations.loaded()) throw revocationsUnavailable();
+      if (revocations.isRevoked({ sessionId: sid, userId: sub, issuedAt: iat })) {
+        throw errors.unauthorized('The session of this access token has ended: sign in again.', true);
+      }
+    }
+    return { kind: 'user', id: sub, role, sid };
   };
+}
+
+function revocationsUnavailable(): AppError {
+  return errors.unavailable(
+    'User tokens cannot be checked right now (the list of ended sessions is not available yet). Try again shortly.',
+  );
 }

@@ -17,6 +17,14 @@ export function gatewayConfigSchemaFor(services: readonly RoutedService[]): Joi.
     JWT_SECRET: Joi.string().min(32).required().description('HMAC key of user tokens (identity signs, the gateway verifies).'),
     JWT_ISSUER: Joi.string().default('restgate').description('Required `iss` of user tokens.'),
     JWT_AUDIENCE: Joi.string().default('restgate-api').description('Required `aud` of user tokens.'),
+    JWT_TTL_SECONDS: Joi.number()
+      .integer()
+      .min(60)
+      .max(86_400)
+      .default(900)
+      .description(
+        "The longest access-token lifetime accepted, in seconds: identity's JWT_TTL_SECONDS. A token with a longer `exp − iat`, or issued longer ago, is refused.",
+      ),
     ...Object.fromEntries(
       services.map((s) => [
         s.urlEnv,
@@ -44,6 +52,7 @@ export interface GatewayConfig extends BaseConfig, RateLimitConfig {
   JWT_SECRET: string;
   JWT_ISSUER: string;
   JWT_AUDIENCE: string;
+  JWT_TTL_SECONDS: number;
   UPSTREAM_TIMEOUT_MS: number;
   UPSTREAM_MAX_SOCKETS: number;
   CORS_ORIGINS: string;

@@ -1,4 +1,4 @@
-import { createRedis, runService } from '@restgate/shared';
+import { createRedis, createRevocationList, runService } from '@restgate/shared';
 import { createApp } from './app';
 import { gatewayConfigSchema } from './config';
 import { policyRowsFrom } from './policy';
@@ -17,10 +17,14 @@ void runService({
     const agents = createAgents(config, upstreams);
     const redis = createRedis(config.REDIS_URL, logger);
     await redis.whenReady(5_000);
+    // Ended sessions, kept in memory and fresh through Redis pub/sub (see shared/src/revocations.ts).
+    const revocations = createRevocationList({ redis: redis.client, prefix: config.REDIS_KEY_PREFIX, logger });
+    await revocations.whenLoaded(5_000);
     return {
-      app: createApp({ config, logger, routes, upstreams, agents, redis, metrics }),
+      app: createApp({ config, logger, routes, upstreams, agents, redis, revocations, metrics }),
       stop: async () => {
         destroyAgents(agents);
+        await revocations.close();
         await redis.close();
       },
     };

@@ -1,12 +1,49 @@
+import jwt from 'jsonwebtoken';
+import type { RevocationList } from '@restgate/shared';
 import { createAuthenticator } from '../src/authenticate';
 import { aUserToken, anObjectId, TEST_AUDIENCE, TEST_ISSUER, TEST_JWT_SECRET, TEST_MASTER_KEY } from './support/tokens';
 
-const authenticate = createAuthenticator({
+const MAX_LIFETIME = 900;
+const options = {
   masterKey: TEST_MASTER_KEY,
   jwtSecret: TEST_JWT_SECRET,
   issuer: TEST_ISSUER,
   audience: TEST_AUDIENCE,
-});
+  maxLifetimeSeconds: MAX_LIFETIME,
+};
+const authenticate = createAuthenticator(options);
+
+/** A token with the real secret and any `iat`/`exp` (seconds from now). */
+function tokenIssued(iatFromNow: number, expFromNow: number, claims: Record<string, unknown> = {}): string {
+  const now = Math.floor(Date.now() / 1000);
+  const sub = anObjectId();
+  const payload: Record<string, unknown> = {
+    sub,
+    id: sub,
+    role: 'user',
+    sid: anObjectId(),
+    iat: now + iatFromNow,
+    exp: now + expFromNow,
+    iss: TEST_ISSUER,
+    aud: TEST_AUDIENCE,
+    ...claims,
+  };
+  for (const key of Object.keys(payload)) if (payload[key] === undefined) delete payload[key];
+  // noTimestamp (which drops any iat): jsonwebtoken would otherwise add one to a token meant to lack it.
+  return jwt.sign(payload, TEST_JWT_SECRET, { algorithm: 'HS256', noTimestamp: payload.iat === undefined });
+}
+
+/** A revocation list held in memory, as the gateway's copy would be once loaded. */
+function listOf(ended: { sessions?: string[]; users?: Array<[string, number]> }, loaded = true): RevocationList {
+  return {
+    isRevoked: ({ sessionId, userId, issuedAt }) =>
+      (ended.sessions ?? []).includes(sessionId) || (ended.users ?? []).some(([u, before]) => u === userId && issuedAt * 1000 < before),
+    loaded: () => loaded,
+    whenLoaded: async () => loaded,
+    size: () => 0,
+    close: async () => {},
+  };
+}
 
 describe('createAuthenticator', () => {
   test('the master key is the master principal', () => {
@@ -25,7 +62,9 @@ describe('createAuthenticator', () => {
   test('a valid user token is the user principal with its id and role', () => {
     const id = anObjectId();
 
-    expect(authenticate(aUserToken({ sub: id, role: 'admin' }))).toEqual({ kind: 'user', id, role: 'admin' });
+    const sid = anObjectId();
+
+    expect(authenticate(aUserToken({ sub: id, role: 'admin', sid }))).toEqual({ kind: 'user', id, role: 'admin', sid });
   });
 
   test('an expired token says so', () => {
@@ -43,5 +82,48 @@ describe('createAuthenticator', () => {
     });
 
     expect(() => authenticate(token)).toThrow(expect.objectContaining({ code: 'invalid_token' }));
+  });
+
+  test('a token signed with the real secret and a 100-year exp is refused', () => {
+    expect(() => authenticate(tokenIssued(0, 100 * 365 * 86_400))).toThrow(expect.objectContaining({ status: 401, code: 'invalid_token' }));
+  });
+
+  test('a token whose exp − iat is one second over the longest lifetime is refused; at the lifetime it passes', () => {
+    expect(() => authenticate(tokenIssued(-10, MAX_LIFETIME - 9))).toThrow(expect.objectContaining({ status: 401 }));
+    expect(authenticate(tokenIssued(-10, MAX_LIFETIME - 10))).toMatchObject({ kind: 'user' });
+  });
+
+  test('a token issued longer ago than the longest lifetime is refused even with a short exp − iat still ahead', () => {
+    expect(() => authenticate(tokenIssued(-(MAX_LIFETIME + 5), 60, {}))).toThrow(expect.objectContaining({ status: 401 }));
+  });
+
+  test('a token issued in the future (beyond clock skew) or without iat or sid is refused', () => {
+    expect(() => authenticate(tokenIssued(120, 300))).toThrow(expect.objectContaining({ status: 401 }));
+    expect(() => authenticate(tokenIssued(0, 60, { iat: undefined }))).toThrow(expect.objectContaining({ status: 401 }));
+    expect(() => authenticate(tokenIssued(0, 60, { sid: undefined }))).toThrow(expect.objectContaining({ status: 401 }));
+  });
+
+  test("a token of an ended session is 401; another session's token of the same user passes", () => {
+    const sub = anObjectId();
+    const ended = anObjectId();
+    const check = createAuthenticator({ ...options, revocations: listOf({ sessions: [ended] }) });
+
+    expect(() => check(aUserToken({ sub, sid: ended }))).toThrow(expect.objectContaining({ status: 401, code: 'invalid_token' }));
+    expect(check(aUserToken({ sub }))).toMatchObject({ kind: 'user', id: sub });
+  });
+
+  test("a user's tokens issued before the user-wide revocation are 401", () => {
+    const sub = anObjectId();
+    const check = createAuthenticator({ ...options, revocations: listOf({ users: [[sub, Date.now() + 5_000]] }) });
+
+    expect(() => check(aUserToken({ sub }))).toThrow(expect.objectContaining({ status: 401 }));
+    expect(check(aUserToken())).toMatchObject({ kind: 'user' });
+  });
+
+  test('while the list was never loaded, user tokens are 503 and the master key still passes', () => {
+    const check = createAuthenticator({ ...options, revocations: listOf({}, false) });
+
+    expect(() => check(aUserToken())).toThrow(expect.objectContaining({ status: 503 }));
+    expect(check(TEST_MASTER_KEY)).toEqual({ kind: 'master' });
   });
 });

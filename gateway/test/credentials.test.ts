@@ -108,7 +108,7 @@ describe('user tokens', () => {
     expect(res.status).toBe(200);
     const received = identity.last();
     expect(received.url).toBe('/users/me');
-    expect(principalOf(received, TEST_PRINCIPAL_SECRET)).toEqual({ kind: 'user', id, role: 'user' });
+    expect(principalOf(received, TEST_PRINCIPAL_SECRET)).toEqual({ kind: 'user', id, role: 'user', sid: expect.any(String) });
     expect(received.headers.authorization).toBeUndefined();
     expect(JSON.stringify(received.headers)).not.toContain(token);
   });
@@ -124,7 +124,7 @@ describe('user tokens', () => {
     expect(asUser.body).toMatchObject({ code: 'forbidden', detail: 'This route needs an admin.' });
     expect(asAdmin.status).toBe(200);
     expect(identity.last().url).toBe('/users?q=ann');
-    expect(principalOf(identity.last(), TEST_PRINCIPAL_SECRET)).toEqual({ kind: 'user', id, role: 'admin' });
+    expect(principalOf(identity.last(), TEST_PRINCIPAL_SECRET)).toEqual({ kind: 'user', id, role: 'admin', sid: expect.any(String) });
   });
 
   test('when the user token is expired, then 401 invalid_token saying so', async () => {

@@ -165,7 +165,7 @@ describe('identity headers', () => {
       .send({ title: 'x' });
 
     const received = articles.last();
-    expect(principalOf(received, TEST_PRINCIPAL_SECRET)).toEqual({ kind: 'user', id, role: 'user' });
+    expect(principalOf(received, TEST_PRINCIPAL_SECRET)).toEqual({ kind: 'user', id, role: 'user', sid: expect.any(String) });
     expect(principalOf({ ...received, method: 'DELETE' }, TEST_PRINCIPAL_SECRET)).toEqual({ kind: 'anonymous' });
     expect(principalOf(received, 'another-secret-0123456789abcdef-0123')).toEqual({ kind: 'anonymous' });
   });

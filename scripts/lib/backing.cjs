@@ -648,12 +648,13 @@ async function ensureRedis({ dataDir, log = defaultLog, env = process.env, port 
   fs.mkdirSync(dir, { recursive: true });
   const chosen = port ?? (await freePort());
   log(`starting redis-server on ${LOOPBACK}:${chosen} (files in ${dir})`);
-  // Counters only: no snapshots, no append-only file. A restart loses the current windows' counts,
-  // which is what a limit may lose (each count is bounded by its window anyway).
+  // An append-only file, fsynced every second, no snapshots: the ended sessions recorded here must
+  // survive a restart (a lost one would re-admit its access tokens until they expire); the rate-limit
+  // counters come back with them. At most the last second of writes can be lost by a crash of the machine.
   const child = startChild({
     name: 'redis-server',
     cmd: bin,
-    args: ['--port', String(chosen), '--bind', LOOPBACK, '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'],
+    args: ['--port', String(chosen), '--bind', LOOPBACK, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', '--dir', dir, '--daemonize', 'no'],
     env: process.env,
     logFile: path.join(dir, 'redis.log'),
     log,

@@ -52,6 +52,7 @@ export { createMetrics, labelRoute, type Metrics, type MetricsAccess } from './m
 export { assertSafeSettings, findUnsafeSettings, KNOWN_WEAK_SECRETS, UnsafeSettingsError } from './production-checks';
 export { parseAuthorization, singleCredential, type Authorization, type PresentedToken } from './credentials';
 export { createRedis, type RedisHandle } from './redis';
+export { createRevocationList, recordRevocations, revocationKey, type Revocation, type RevocationList } from './revocations';
 export {
   createRateLimits,
   parseQuota,

@@ -4,7 +4,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export type Principal =
   | { kind: 'anonymous' }
   | { kind: 'master' }
-  | { kind: 'user'; id: string; role: 'user' | 'admin' };
+  /** `sid`: the session the user's access token belongs to (absent for a principal made otherwise). */
+  | { kind: 'user'; id: string; role: 'user' | 'admin'; sid?: string };
 
 export const PRINCIPAL_HEADER = 'x-restgate-principal';
 export const ANONYMOUS: Principal = { kind: 'anonymous' };
@@ -57,5 +58,7 @@ function isPrincipal(value: unknown): value is Principal {
   if (typeof value !== 'object' || value === null) return false;
   const p = value as Record<string, unknown>;
   if (p.kind === 'anonymous' || p.kind === 'master') return true;
-  return p.kind === 'user' && typeof p.id === 'string' && (p.role === 'user' || p.role === 'admin');
+  return (
+    p.kind === 'user' && typeof p.id === 'string' && (p.role === 'user' || p.role === 'admin') && (p.sid === undefined || typeof p.sid === 'string')
+  );
 }

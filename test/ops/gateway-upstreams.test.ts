@@ -15,6 +15,7 @@ const ROUTED = routedServices(readRegistry());
 const checks = (overrides: Record<string, string> = {}) => ({
   ...Object.fromEntries(ROUTED.map((s) => [s.name, 'up'])),
   redis: 'up',
+  revocations: 'up',
   ...overrides,
 });
 

@@ -193,7 +193,7 @@ describe('GET /health and /ready', () => {
 
     expect(ready.status).toBe(200);
     const routed = routedServices(readRegistry()).map((s) => [s.name, 'up']);
-    expect(ready.json()).toEqual({ status: 'ready', checks: { ...Object.fromEntries(routed), redis: 'up' } });
+    expect(ready.json()).toEqual({ status: 'ready', checks: { ...Object.fromEntries(routed), redis: 'up', revocations: 'up' } });
     expect(health.json()).toEqual({ status: 'ok' });
   });
 

@@ -2,7 +2,7 @@
  * Builders and the three README calls, as a client of the gateway makes them (form bodies), plus
  * hand-made tokens for the failure cases.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { randomEmail, uniqueSuffix } from '@restgate/shared/testing';
 import type { Client, Reply } from './http';
@@ -53,8 +53,9 @@ export function aToken(stack: TestStack, userId: string, claims: Record<string, 
     sub: userId,
     id: userId,
     role: 'user',
+    sid: randomBytes(12).toString('hex'),
     iat: nowSeconds(),
-    exp: nowSeconds() + 3600,
+    exp: nowSeconds() + 600,
     iss: stack.jwt.issuer,
     aud: stack.jwt.audience,
     jti: randomUUID(),

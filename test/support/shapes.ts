@@ -17,7 +17,13 @@ export const userFullView = Joi.object({
   createdAt: timestamp,
 });
 
-export const authResult = Joi.object({ token: Joi.string().pattern(/^[\w-]+\.[\w-]+\.[\w-]+$/), user: userFullView });
+export const authResult = Joi.object({
+  token: Joi.string().pattern(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+  // 256 bits, base64url.
+  refreshToken: Joi.string().pattern(/^[\w-]{43}$/),
+  expiresIn: Joi.number().integer().min(1),
+  user: userFullView,
+});
 
 export const articleView = Joi.object({
   id: objectId,

@@ -9,6 +9,7 @@
  * against the gateway's own GET /openapi.json when the stack stops: `stop()` fails with the list
  * of responses the document does not describe (test/support/response-check.ts).
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -91,9 +92,19 @@ export interface TestStack {
   /** The gateway's GET /openapi.json, fetched once the stack is up. */
   openapi: OpenApiDocument;
   /**
+   * One more gateway replica on the same services, secrets and Redis (a free port; `env` on top),
+   * as a second replica behind a load balancer would run. The caller stops it.
+   */
+  startGateway: (env?: Record<string, string>) => Promise<ExtraGateway>;
+  /**
    * Stops everything, then rejects when a recorded response does not match `openapi` (so a test
    * file that starts more than the stack closes it in a `finally`).
    */
+  stop: () => Promise<void>;
+}
+
+export interface ExtraGateway {
+  url: string;
   stop: () => Promise<void>;
 }
 
@@ -203,10 +214,11 @@ export async function startTestStack(options: { env?: Record<string, string> } =
     if (record ? stackLib.levelOf(record) >= 50 : line.trim()) errorLines.push(`[${name}] ${stackLib.formatLogLine(line)}`);
   };
 
+  let stackEnv: Record<string, string>;
   let stack: StackHandle;
   try {
     stack = await stackLib.startStack({
-      env: {
+      env: (stackEnv = {
         ...secrets,
         NODE_ENV: 'test',
         MONGODB_URL: mongoUrl,
@@ -224,7 +236,7 @@ export async function startTestStack(options: { env?: Record<string, string> } =
         // The mail's default link is this stack's own reset page, so a test can open it as a user does.
         RESET_DEFAULT_PAGE: `http://127.0.0.1:${ports[stackLib.GATEWAY.name]}/password-resets`,
         ...options.env,
-      },
+      }),
       ports,
       logDir,
       serviceEnv: Object.fromEntries(Object.entries(dbNames).map(([name, db]) => [name, { MONGODB_DB: db }])),
@@ -270,5 +282,44 @@ export async function startTestStack(options: { env?: Record<string, string> } =
     if (report) throw new Error(report);
   };
 
-  return { url: stack.gatewayUrl, secrets, jwt: { issuer: 'restgate', audience: 'restgate-api' }, db, outboxDir, openapi, stop };
+  const startGateway = async (env: Record<string, string> = {}): Promise<ExtraGateway> => {
+    const port = await backingLib.freePort();
+    const upstreams = Object.fromEntries(
+      stack.processes.filter((p) => p.name !== stackLib.GATEWAY.name).map((p) => [`${p.name.toUpperCase()}_URL`, p.url]),
+    );
+    const child = spawn(process.execPath, [path.join(ROOT_DIR, stackLib.GATEWAY.dir, 'dist', 'start.js')], {
+      env: { ...process.env, ...stackEnv, ...upstreams, ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const url = `http://127.0.0.1:${port}`;
+    const stopGateway = async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    };
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const ok = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) }).then(
+        (res) => res.ok,
+        () => false,
+      );
+      if (ok) return { url, stop: stopGateway };
+      if (child.exitCode !== null || Date.now() > deadline) {
+        await stopGateway();
+        throw new Error(`the extra gateway on ${url} did not come up`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  return {
+    url: stack.gatewayUrl,
+    secrets,
+    jwt: { issuer: 'restgate', audience: 'restgate-api' },
+    db,
+    outboxDir,
+    openapi,
+    startGateway,
+    stop,
+  };
 }

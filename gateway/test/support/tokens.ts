@@ -13,6 +13,8 @@ export function anObjectId(): string {
 export interface TokenOptions {
   sub?: string;
   role?: string;
+  /** The session id (`sid`); a random one by default. */
+  sid?: string;
   secret?: string;
   issuer?: string;
   audience?: string;
@@ -20,7 +22,7 @@ export interface TokenOptions {
   expiresIn?: number | null;
 }
 
-/** A user token the way identity signs it (HS256, sub = id, role, iss, aud, exp, jti). */
+/** A user token the way identity signs it (HS256, sub = id, role, sid, iss, aud, exp, jti). */
 export function aUserToken(options: TokenOptions = {}): string {
   const sub = options.sub ?? anObjectId();
   const now = Math.floor(Date.now() / 1000);
@@ -28,12 +30,13 @@ export function aUserToken(options: TokenOptions = {}): string {
     sub,
     id: sub,
     role: options.role ?? 'user',
+    sid: options.sid ?? anObjectId(),
     iat: now,
     iss: options.issuer ?? TEST_ISSUER,
     aud: options.audience ?? TEST_AUDIENCE,
     jti: randomBytes(8).toString('hex'),
   };
-  if (options.expiresIn !== null) claims.exp = now + (options.expiresIn ?? 3600);
+  if (options.expiresIn !== null) claims.exp = now + (options.expiresIn ?? 600);
   return jwt.sign(claims, options.secret ?? TEST_JWT_SECRET, { algorithm: 'HS256' });
 }
 

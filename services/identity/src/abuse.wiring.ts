@@ -22,9 +22,11 @@ export function wireAbuseProtection(parts: {
   logger: Logger;
   metrics?: Metrics;
   hasher?: PasswordHasher;
+  /** The process's Redis connection (default: one of its own). */
+  redis?: RedisHandle;
 }): AbuseProtection {
   const { config, logger, metrics } = parts;
-  const redis = createRedis(config.REDIS_URL, logger);
+  const redis = parts.redis ?? createRedis(config.REDIS_URL, logger);
   const limits = createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:identity` });
   const backoff = createSignInBackoff(limits, {
     freeFailures: config.PASSWORD_BACKOFF_FREE_FAILURES,
@@ -54,6 +56,7 @@ export function wireAbuseProtection(parts: {
     redis,
     backoff,
     resetMailCap: { allow: async (email) => (await mails.consume(email)).allowed },
-    close: () => redis.close(),
+    // A connection it was given is closed by whoever opened it.
+    close: () => (parts.redis ? Promise.resolve() : redis.close()),
   };
 }

@@ -7,7 +7,8 @@
 import { defineSpec, type HttpMethod, type ServiceApi } from '@restgate/shared';
 import { passwordResetSchemas, passwordResetViewSchema, resetAcceptedSchema } from './http/password-reset.schemas';
 import { providerTokenBody, providerTokenQuery } from './http/social.schemas';
-import { fullUserSchema, publicUserSchema, signInSchema, userListingSchema, userSchemas } from './http/user.schemas';
+import { refreshBody, sessionListingSchema, sessionListQuery, sessionTokensSchema } from './http/session.schemas';
+import { fullUserSchema, publicUserSchema, userListingSchema, userSchemas } from './http/user.schemas';
 
 export interface IdentityApiOptions {
   /** PASSWORD_MIN_LENGTH: the password rules in the schemas (and docs) follow it. */
@@ -29,15 +30,44 @@ export const authApi = {
     path: '/auth',
     level: 'master+basic',
     tags: ['auth'],
-    summary: 'Sign in: HTTP Basic e-mail and password (and the master key) give a user token.',
+    summary: 'Sign in: HTTP Basic e-mail and password (and the master key) open a session: an access token, a refresh token and the user.',
     responses: {
-      201: { description: 'A user token and the user.', schema: signInSchema },
+      201: { description: 'A new session: access token, refresh token, the access token\'s lifetime, and the user.', schema: sessionTokensSchema },
       401: {
         description: 'No master key, or missing or wrong Basic credentials (one answer for an unknown e-mail and a wrong password).',
       },
       403: { description: 'A credential other than the master key.' },
       429: { description: 'Too many wrong passwords for this account from this address (the back-off), or for this account overall.' },
       503: { description: 'Too many password checks in progress: try again after `Retry-After`.' },
+    },
+  }),
+  refreshSession: defineSpec<{ refreshToken: string }>({
+    method: 'post',
+    path: '/auth/refresh',
+    level: 'public',
+    tags: ['auth'],
+    summary: 'Exchange a refresh token for a new access token and a new refresh token; the one sent is used up.',
+    description:
+      'The refresh token is the credential (no access token needed). Each refresh token works once: presenting one that was already used ends its whole session (a theft signal), and the answer is 401.',
+    schemas: { body: refreshBody },
+    responses: {
+      201: { description: 'New tokens for the same session, and the user.', schema: sessionTokensSchema },
+      400: validation,
+      401: { description: 'The refresh token is unknown, used (its session has now ended), expired, or its session or user is gone: `invalid_refresh_token`.' },
+      429: { description: 'Too many refreshes from this address.' },
+      503: { description: 'The session could not be ended (a reused token) because the revocation store is unavailable.' },
+    },
+  }),
+  logout: defineSpec({
+    method: 'delete',
+    path: '/auth/session',
+    level: 'user',
+    tags: ['auth'],
+    summary: "Log out: the session of the access token sent ends; its access and refresh tokens stop working at once.",
+    responses: {
+      204: { description: 'The session has ended.' },
+      401: unauthorized,
+      503: { description: 'The revocation store is unavailable: nothing changed, try again.' },
     },
   }),
 };
@@ -63,7 +93,7 @@ const socialSpec = (provider: string, label: string) =>
     description: `Off until the identity service's \`SOCIAL_PROVIDERS\` names \`${provider}\` (a 404 \`route_not_found\` meanwhile). ${SOCIAL_SETUP[provider] ?? ''}`,
     schemas: { body: providerTokenBody, query: providerTokenQuery },
     responses: {
-      201: { description: 'A user token and the user, as POST /auth gives.', schema: signInSchema },
+      201: { description: 'A new session, as POST /auth gives.', schema: sessionTokensSchema },
       400: { description: 'The access token given in more than one place, or an invalid body or query.' },
       401: { description: `No access token, or ${label} refused it, or it was issued to another app.` },
       404: { description: `${label} sign-in is not enabled (\`SOCIAL_PROVIDERS\`): \`route_not_found\`.` },
@@ -111,13 +141,15 @@ export function userApi(options: IdentityApiOptions) {
       level: 'basic',
       tags: userTags,
       summary: "Change a password, with that user's current e-mail and password as HTTP Basic.",
+      description:
+        "Every other session of the user ends, and so do the user's password-reset tokens. The session that stays is the one whose access token comes with the request as `access_token` (query or body; the Authorization header carries HTTP Basic); without one, every session ends.",
       schemas: { body: schemas.passwordBody },
       responses: {
         200: { description: 'The user.', schema: fullUserSchema },
         400: validation,
         401: { description: "Missing or wrong Basic credentials, or another user's id (one answer for both)." },
         429: { description: 'Too many wrong passwords for this account from this address (the back-off), or for this account overall.' },
-        503: { description: 'Too many password checks in progress: try again after `Retry-After`.' },
+        503: { description: 'Too many password checks in progress (try again after `Retry-After`), or the revocation store is unavailable (nothing changed).' },
       },
     });
 
@@ -173,13 +205,48 @@ export function userApi(options: IdentityApiOptions) {
     replaceProfile: update('put', '/users/:id'),
     changeProfile: update('patch', '/users/:id'),
     changePassword: changePassword('/users/:id/password'),
+    listSessions: defineSpec<unknown, { page: number; limit: number }, { id: string }>({
+      method: 'get',
+      path: '/users/:id/sessions',
+      level: 'user',
+      tags: userTags,
+      summary: "A user's open sessions, newest first (`:id` may be `me`). The user themself or an admin.",
+      schemas: { query: sessionListQuery },
+      responses: {
+        200: { description: 'A page of sessions.', schema: sessionListingSchema },
+        400: validation,
+        401: unauthorized,
+        403: forbidden,
+        404: notFound,
+      },
+    }),
+    endSessions: defineSpec<unknown, unknown, { id: string }>({
+      method: 'delete',
+      path: '/users/:id/sessions',
+      level: 'user',
+      tags: userTags,
+      summary: "End every session of a user (`:id` may be `me`): their access tokens stop working at once. The user themself or an admin.",
+      responses: {
+        204: { description: 'Every session has ended.' },
+        401: unauthorized,
+        403: forbidden,
+        404: notFound,
+        503: { description: 'The revocation store is unavailable: nothing changed, try again.' },
+      },
+    }),
     deleteUser: defineSpec<unknown, unknown, { id: string }>({
       method: 'delete',
       path: '/users/:id',
       level: 'admin',
       tags: userTags,
-      summary: 'Delete a user.',
-      responses: { 204: { description: 'Deleted.' }, 401: unauthorized, 403: forbidden, 404: notFound },
+      summary: 'Delete a user; their sessions end with them.',
+      responses: {
+        204: { description: 'Deleted.' },
+        401: unauthorized,
+        403: forbidden,
+        404: notFound,
+        503: { description: 'The revocation store is unavailable: nothing changed, try again.' },
+      },
     }),
   };
 }
@@ -237,7 +304,7 @@ export function passwordResetApi(options: IdentityApiOptions) {
       path: '/password-resets/:token',
       level: 'public',
       tags,
-      summary: "Set a new password with a reset token. The token is used up, and so are the user's other reset tokens.",
+      summary: "Set a new password with a reset token. The token is used up, and so are the user's other reset tokens and every session.",
       schemas: { body: schemas.passwordBody },
       responses: {
         200: { description: 'The user.', schema: fullUserSchema },

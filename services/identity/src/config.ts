@@ -11,6 +11,7 @@ export interface IdentityConfig extends BaseConfig, AbuseConfig {
   JWT_ISSUER: string;
   JWT_AUDIENCE: string;
   JWT_TTL_SECONDS: number;
+  REFRESH_TOKEN_TTL_SECONDS: number;
   PASSWORD_MIN_LENGTH: number;
   BCRYPT_ROUNDS: number;
   HASH_WORKERS: number;
@@ -87,7 +88,20 @@ export const identityConfigSchema = baseConfigSchema.keys({
     .description('HS256 key for user tokens (shared with the gateway, which verifies them).'),
   JWT_ISSUER: Joi.string().default('restgate').description('`iss` of the user tokens.'),
   JWT_AUDIENCE: Joi.string().default('restgate-api').description('`aud` of the user tokens.'),
-  JWT_TTL_SECONDS: Joi.number().integer().min(60).default(86_400).description('Lifetime of a user token, in seconds.'),
+  JWT_TTL_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .max(86_400)
+    .default(900)
+    .description(
+      "Lifetime of an access token, in seconds (give the gateway the same value: it refuses longer-lived tokens). Also how long an ended session is remembered in Redis.",
+    ),
+  REFRESH_TOKEN_TTL_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .max(31_536_000)
+    .default(2_592_000)
+    .description('Lifetime of a refresh token, in seconds; each refresh hands out a new one with a new lifetime. A session unused that long ends.'),
   PASSWORD_MIN_LENGTH: Joi.number().integer().min(1).max(72).default(8).description('Shortest accepted password, in characters.'),
   BCRYPT_ROUNDS: Joi.number().integer().min(4).max(31).default(10).description('bcrypt cost factor (log2 of the rounds).'),
   HASH_WORKERS: Joi.number()

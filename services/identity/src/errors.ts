@@ -39,4 +39,26 @@ export const identityErrors = {
   resetNotFound(): AppError {
     return errors.notFound('No such password reset: the link is unknown, used or expired.', 'password_reset_not_found');
   },
+  /** One answer for an unknown, used, expired or ended refresh token (a used one also ends its session). */
+  refreshTokenInvalid(): AppError {
+    return errors.unauthorized(
+      'The refresh token is not valid: it is unknown, used, expired, or its session has ended. Sign in again.',
+      true,
+      'invalid_refresh_token',
+    );
+  },
+  /** A user principal without a session: only a session's access token can log out. */
+  noSession(): AppError {
+    return errors.unauthorized('This needs an access token from a session (POST /auth).', true);
+  },
+  notYourSessions(): AppError {
+    return errors.forbidden("Only the user themself or an admin may see or end a user's sessions.", 'not_your_sessions');
+  },
+  /** Ending a session could not be recorded for the gateways: nothing changed, try again. */
+  revocationsUnavailable(cause?: unknown): AppError {
+    return errors.unavailable(
+      'Sessions cannot be ended right now (the revocation store is unavailable). Nothing changed; try again shortly.',
+      cause,
+    );
+  },
 };

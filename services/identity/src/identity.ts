@@ -1,4 +1,4 @@
-import { applyPolicy, createMetrics, createMongo, retryUntil, type Logger, type Metrics, type MongoHandle } from '@restgate/shared';
+import { applyPolicy, createMetrics, createMongo, createRedis, retryUntil, type Logger, type Metrics, type MongoHandle, type RedisHandle } from '@restgate/shared';
 import type { AmqpOptions } from '@restgate/shared/amqp';
 import type { Express } from 'express';
 import { wireAbuseProtection, type AbuseProtection } from './abuse.wiring';
@@ -6,6 +6,8 @@ import { createApp } from './app';
 import type { IdentityConfig } from './config';
 import { createPasswordHasher } from './crypto/password-hasher';
 import { createTokenIssuer } from './crypto/token-issuer';
+import { createRevocationRecorder } from './data/revocation.store';
+import { MongoSessionRepository } from './data/session.repository';
 import { MongoUserRepository } from './data/user.repository';
 import type { IdentityDeps } from './domain/identity-deps';
 import { createSocialLogin } from './domain/social/social-login';
@@ -23,6 +25,7 @@ export interface IdentityWiring {
   /**
    * The password back-off and the reset-mail cap, on Redis. On unless turned off: only tests of
    * something else turn it off, so that their many sign-ins from one address are not throttled.
+   * (Ended sessions are recorded on Redis either way.)
    */
   abuseProtection?: boolean;
 }
@@ -33,11 +36,13 @@ export interface Identity {
   /** What the use cases work with. */
   deps: IdentityDeps;
   passwordResets: PasswordResets;
+  /** The connection that records ended sessions (and carries the abuse limits). */
+  redis: RedisHandle;
   /** The back-off and the reset-mail cap on Redis, unless turned off. */
   abuse?: AbuseProtection;
   /** Creates the indexes, retrying for up to `waitMs` while the database is not there yet. */
   ensureIndexes(waitMs?: number): Promise<void>;
-  /** Waits (up to `waitMs`) for Redis, when abuse protection is on. */
+  /** Waits (up to `waitMs`) for Redis. */
   whenReady(waitMs?: number): Promise<void>;
   /** Starts the outbox relay and its broker connection (in the background, retrying). */
   start(): void;
@@ -54,15 +59,37 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
   const users = new MongoUserRepository(mongo.db);
   const hasher = createPasswordHasher({ rounds: config.BCRYPT_ROUNDS, workers: config.HASH_WORKERS, maxQueue: config.HASH_QUEUE_MAX });
-  const abuse = abuseProtection ? wireAbuseProtection({ config, logger, metrics, hasher }) : undefined;
+  const redis = createRedis(config.REDIS_URL, logger);
+  const abuse = abuseProtection ? wireAbuseProtection({ config, logger, metrics, hasher, redis }) : undefined;
+  const sessions = new MongoSessionRepository(mongo.db);
+  // Remembered as long as the longest access token lives: past that, its tokens are dead anyway.
+  const revocations = createRevocationRecorder(redis.client, config.REDIS_KEY_PREFIX, config.JWT_TTL_SECONDS);
   const tokens = createTokenIssuer({
     secret: config.JWT_SECRET,
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
-  const deps: IdentityDeps = { users, hasher, tokens, backoff: abuse?.backoff };
-  const passwordResets = wirePasswordResets({ config, db: mongo.db, users, hasher, logger, amqpOptions, mailCap: abuse?.resetMailCap });
+  const passwordResets = wirePasswordResets({
+    config,
+    db: mongo.db,
+    users,
+    hasher,
+    sessions: { sessions, revocations },
+    logger,
+    amqpOptions,
+    mailCap: abuse?.resetMailCap,
+  });
+  const deps: IdentityDeps = {
+    users,
+    hasher,
+    tokens,
+    backoff: abuse?.backoff,
+    sessions,
+    revocations,
+    sessionSettings: { refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS },
+    resetTokens: passwordResets.resets,
+  };
   const routes = applyPolicy(
     identityRoutes(deps, {
       passwordMinLength: config.PASSWORD_MIN_LENGTH,
@@ -72,7 +99,7 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     config.ROUTE_POLICY,
   );
   // No broker in readiness: with RabbitMQ away, resets are still taken (the outbox keeps them).
-  const app = createApp({ config, logger, routes, readiness: [mongo.readiness, ...(abuse ? [abuse.redis.readiness] : [])], metrics });
+  const app = createApp({ config, logger, routes, readiness: [mongo.readiness, redis.readiness], metrics });
   metrics.gauge({
     name: 'identity_outbox_pending',
     help: 'Password-reset mails waiting in the outbox for the broker.',
@@ -86,13 +113,15 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     mongo,
     deps,
     passwordResets,
+    redis,
     abuse,
     async ensureIndexes(waitMs = 30_000) {
       await retryUntil(() => users.ensureIndexes(), waitMs, logger, 'creating indexes');
+      await retryUntil(() => sessions.ensureIndexes(), waitMs, logger, 'creating session indexes');
       await retryUntil(() => passwordResets.ensureIndexes(), waitMs, logger, 'creating password reset indexes');
     },
     async whenReady(waitMs = 5_000) {
-      await abuse?.redis.whenReady(waitMs);
+      await redis.whenReady(waitMs);
     },
     start() {
       passwordResets.start();
@@ -101,6 +130,7 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
       await passwordResets.stop();
       await hasher.close();
       await abuse?.close();
+      await redis.close();
       await mongo.close();
     },
   };

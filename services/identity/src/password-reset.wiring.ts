@@ -10,6 +10,7 @@ import type { UserRepository } from './domain/identity-deps';
 import type { PasswordResetDeps } from './domain/password-reset';
 import type { PasswordHasher } from './domain/password-hasher';
 import type { ResetMailCap } from './domain/reset-mail-cap';
+import type { SessionDeps } from './domain/sessions';
 
 export type PasswordResetConfig = Pick<
   IdentityConfig,
@@ -41,6 +42,8 @@ export function wirePasswordResets(parts: {
   db: Db;
   users: UserRepository;
   hasher: PasswordHasher;
+  /** A reset ends the user's sessions. */
+  sessions: Pick<SessionDeps, 'sessions' | 'revocations'>;
   logger: Logger;
   /** Reset mails per e-mail address (abuse.wiring.ts). */
   mailCap?: ResetMailCap;
@@ -63,6 +66,7 @@ export function wirePasswordResets(parts: {
     users: parts.users,
     resets,
     hasher: parts.hasher,
+    sessions: parts.sessions,
     settings: {
       linkOrigins: config.RESET_LINK_ORIGINS,
       defaultPage: config.RESET_DEFAULT_PAGE,

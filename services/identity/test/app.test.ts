@@ -16,7 +16,7 @@ describe('the identity app', () => {
 
     expect(health.status).toBe(200);
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ready', checks: { mongodb: 'up' } });
+    expect(ready.body).toEqual({ status: 'ready', checks: { mongodb: 'up', redis: 'up' } });
   });
 
   test('when a route does not exist, then 404 problem+json with the request id echoed', async () => {

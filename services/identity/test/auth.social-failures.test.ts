@@ -96,7 +96,7 @@ describe('POST /auth/:provider when the provider fails, and which providers exis
       Object.keys(doc.paths)
         .filter((p) => p.startsWith('/auth/'))
         .sort(),
-    ).toEqual(['/auth/github', '/auth/google']);
+    ).toEqual(['/auth/github', '/auth/google', '/auth/refresh', '/auth/session']);
     expect(doc.paths['/auth/github']?.post).toMatchObject({ 'x-restgate-level': 'provider', security: [{ providerToken: [] }] });
     expect(Object.keys(doc.paths['/auth/github']?.post?.responses ?? {})).toEqual(
       expect.arrayContaining(['201', '400', '401', '409', '422', '502', '504']),

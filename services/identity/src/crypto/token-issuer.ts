@@ -2,12 +2,12 @@ import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { TokenIssuer } from '../domain/token-issuer';
 
-/** HS256 user tokens with jsonwebtoken; the gateway verifies them with the same secret. */
+/** HS256 access tokens with jsonwebtoken; the gateway verifies them with the same secret. */
 export function createTokenIssuer(options: { secret: string; issuer: string; audience: string; ttlSeconds: number }): TokenIssuer {
   const key: KeyObject = createSecretKey(Buffer.from(options.secret, 'utf8'));
   return {
-    issue: (user) =>
-      jwt.sign({ id: user.id, role: user.role }, key, {
+    issue: (user, sessionId) => ({
+      token: jwt.sign({ id: user.id, role: user.role, sid: sessionId }, key, {
         algorithm: 'HS256',
         subject: user.id,
         issuer: options.issuer,
@@ -15,5 +15,7 @@ export function createTokenIssuer(options: { secret: string; issuer: string; aud
         expiresIn: options.ttlSeconds,
         jwtid: randomUUID(),
       }),
+      expiresIn: options.ttlSeconds,
+    }),
   };
 }

@@ -1,6 +1,7 @@
 import { identityErrors } from '../errors';
 import { authenticate, type CheckContext, type Credentials } from './authenticate';
 import type { IdentityDeps } from './identity-deps';
+import { endSessionsOfUser } from './sessions';
 import { fullView, type FullUserView } from './user';
 
 /**
@@ -9,17 +10,25 @@ import { fullView, type FullUserView } from './user';
  *
  * Whose id it is, is decided before the password is checked: another user's id (existing or not)
  * gets the wrong-password answer, so no answer can tell a right password from a wrong one there.
+ *
+ * Every other session of the user ends, and so do their reset tokens. The session that stays is
+ * the one whose access token came with the request (`keepSession`, the same user's); without
+ * one, every session ends. Ended first: when that can't be recorded, the password is unchanged.
  */
 export async function changePassword(
-  deps: Pick<IdentityDeps, 'users' | 'hasher' | 'backoff'>,
+  deps: Pick<IdentityDeps, 'users' | 'hasher' | 'backoff' | 'sessions' | 'revocations' | 'resetTokens'>,
   credentials: Credentials | null,
   idParam: string,
   newPassword: string,
-  context?: CheckContext,
+  context?: CheckContext & { keepSession?: { userId: string; sessionId: string } },
 ): Promise<FullUserView> {
   const ownId = (user: { id: string } | null) => idParam === 'me' || (user !== null && idParam.toLowerCase() === user.id);
   const user = await authenticate(deps, credentials, context, ownId);
-  const updated = await deps.users.update(user.id, { passwordHash: await deps.hasher.hash(newPassword, context?.signal) });
+  const passwordHash = await deps.hasher.hash(newPassword, context?.signal);
+  const keep = context?.keepSession?.userId === user.id ? context.keepSession.sessionId : undefined;
+  await endSessionsOfUser(deps, user.id, keep);
+  await deps.resetTokens.deleteAllOfUser(user.id);
+  const updated = await deps.users.update(user.id, { passwordHash });
   if (!updated) throw identityErrors.userNotFound();
   return fullView(updated);
 }

@@ -1,6 +1,7 @@
 import type { ListingQuery } from '@restgate/shared';
 import type { PasswordHasher } from './password-hasher';
 import type { SocialProviderName } from './social/social-provider';
+import type { RevocationRecorder, SessionRepository, SessionSettings } from './sessions';
 import type { SignInBackoff } from './sign-in-backoff';
 import type { TokenIssuer } from './token-issuer';
 import type { UserRecord } from './user';
@@ -43,4 +44,10 @@ export interface IdentityDeps {
   tokens: TokenIssuer;
   /** The password back-off (absent: no throttling, as in tests that don't exercise it). */
   backoff?: SignInBackoff;
+  sessions: SessionRepository;
+  /** Tells the gateways that sessions ended (Redis). */
+  revocations: RevocationRecorder;
+  sessionSettings: SessionSettings;
+  /** Ends every password-reset token of a user (a password change makes them moot). */
+  resetTokens: { deleteAllOfUser(userId: string): Promise<number> };
 }

@@ -5,6 +5,7 @@ import type { UserRepository } from './identity-deps';
 import type { PasswordHasher } from './password-hasher';
 import type { PasswordResetMail } from './password-reset-mail';
 import type { ResetMailCap } from './reset-mail-cap';
+import type { SessionDeps } from './sessions';
 import { nameFromEmail, type UserRecord } from './user';
 
 /** A stored reset, as the use cases see it. */
@@ -45,6 +46,8 @@ export interface PasswordResetDeps {
   users: UserRepository;
   resets: PasswordResetRepository;
   hasher: PasswordHasher;
+  /** A reset ends every session of the user. */
+  sessions: Pick<SessionDeps, 'sessions' | 'revocations'>;
   settings: PasswordResetSettings;
   /** Called after a mail request is written, so the relay publishes it now rather than at its next poll. */
   mailQueued: () => void;

@@ -1,12 +1,13 @@
 import { authenticate, type CheckContext, type Credentials } from './authenticate';
 import type { IdentityDeps } from './identity-deps';
-import { fullView, type FullUserView } from './user';
+import { openSession, type SignedIn } from './sessions';
 
+/** `POST /auth`: the e-mail and password open a session. */
 export async function signIn(
   deps: IdentityDeps,
   credentials: Credentials | null,
-  context?: CheckContext,
-): Promise<{ token: string; user: FullUserView }> {
+  context?: CheckContext & { userAgent?: string },
+): Promise<SignedIn> {
   const user = await authenticate(deps, credentials, context);
-  return { token: deps.tokens.issue(user), user: fullView(user) };
+  return openSession(deps, user, context?.userAgent);
 }

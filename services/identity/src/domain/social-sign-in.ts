@@ -2,9 +2,10 @@ import { isDuplicateKeyError } from '@restgate/shared';
 import Joi from 'joi';
 import { identityErrors } from '../errors';
 import type { IdentityDeps, UserRepository } from './identity-deps';
+import { openSession, type SignedIn } from './sessions';
 import { socialErrors } from './social/social-errors';
 import type { ProviderProfile, SocialProvider } from './social/social-provider';
-import { fullView, gravatarUrl, nameFromEmail, normalizeEmail, type FullUserView, type UserRecord } from './user';
+import { gravatarUrl, nameFromEmail, normalizeEmail, type UserRecord } from './user';
 
 // The same limits POST /users puts on what a client sends.
 const emailSchema = Joi.string()
@@ -17,17 +18,18 @@ const NAME_MAX = 128;
 
 /**
  * Signs in with a provider's access token: the provider's profile → the user (linked, found by a
- * verified e-mail, or new) → a user token, exactly what POST /auth answers.
+ * verified e-mail, or new) → a session, exactly what POST /auth answers.
  */
 export async function socialSignIn(
-  deps: Pick<IdentityDeps, 'users' | 'tokens'>,
+  deps: Pick<IdentityDeps, 'users' | 'tokens' | 'sessions' | 'sessionSettings'>,
   provider: SocialProvider,
   accessToken: string,
   timeoutMs: number,
-): Promise<{ token: string; user: FullUserView }> {
+  userAgent?: string,
+): Promise<SignedIn> {
   const profile = await provider.fetchProfile(accessToken, AbortSignal.timeout(timeoutMs));
   const user = await userForProfile(deps.users, provider, profile);
-  return { token: deps.tokens.issue(user), user: fullView(user) };
+  return openSession(deps, user, userAgent);
 }
 
 /**

@@ -1,6 +1,9 @@
 import type { Role } from './user';
 
 export interface TokenIssuer {
-  /** A signed user token: HS256, `sub` = `id` = user id, `role`, `iat`, `exp`, `iss`, `aud`, `jti`. */
-  issue(user: { id: string; role: Role }): string;
+  /**
+   * A signed access token: HS256, `sub` = `id` = user id, `role`, `sid` (the session), `iat`,
+   * `exp`, `iss`, `aud`, a unique `jti`; and its lifetime in seconds (`expiresIn`).
+   */
+  issue(user: { id: string; role: Role }, sessionId: string): { token: string; expiresIn: number };
 }

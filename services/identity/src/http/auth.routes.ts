@@ -1,6 +1,8 @@
 import { bindRoutes, type RouteDef } from '@restgate/shared';
 import type { authApi } from '../api';
 import type { IdentityDeps } from '../domain/identity-deps';
+import { logout } from '../domain/manage-sessions';
+import { refreshSession } from '../domain/sessions';
 import { signIn } from '../domain/sign-in';
 import { parseBasicCredentials } from './basic-credentials';
 
@@ -8,7 +10,12 @@ export function authRoutes(deps: IdentityDeps, api: typeof authApi): RouteDef[] 
   return bindRoutes(api, {
     signIn: async ({ headers, clientAddress, signal }) => ({
       status: 201,
-      body: await signIn(deps, parseBasicCredentials(headers.authorization), { clientAddress, signal }),
+      body: await signIn(deps, parseBasicCredentials(headers.authorization), { clientAddress, signal, userAgent: headers['user-agent'] }),
     }),
+    refreshSession: async ({ body }) => ({ status: 201, body: await refreshSession(deps, body.refreshToken) }),
+    logout: async ({ principal }) => {
+      await logout(deps, principal);
+      return { status: 204 };
+    },
   });
 }

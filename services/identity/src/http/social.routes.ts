@@ -16,7 +16,7 @@ export function socialRoutes(deps: IdentityDeps, social: SocialLogin | undefined
     async ({ body, query, headers }: RouteInput<TokenInput, TokenInput>) => {
       const provider = social.providers.find((p) => p.name === name)!;
       const token = readProviderToken({ body: body.access_token, query: query.access_token, authorization: headers.authorization });
-      return { status: 201, body: await socialSignIn(deps, provider, token, social.timeoutMs) };
+      return { status: 201, body: await socialSignIn(deps, provider, token, social.timeoutMs, headers['user-agent']) };
     };
   const enabled = new Set(social.providers.map((p) => `/auth/${p.name}`));
   return bindRoutes(api, {

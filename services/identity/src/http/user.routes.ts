@@ -6,6 +6,7 @@ import { deleteUser } from '../domain/delete-user';
 import { getOwnUser, getPublicUser } from '../domain/get-user';
 import type { IdentityDeps } from '../domain/identity-deps';
 import { listUsers } from '../domain/list-users';
+import { endAllSessions, listSessions } from '../domain/manage-sessions';
 import { updateProfile, type ProfileChanges } from '../domain/update-profile';
 import { parseBasicCredentials } from './basic-credentials';
 
@@ -16,9 +17,14 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
     status: 200,
     body: await updateProfile(deps, principal, params.id ?? 'me', body),
   });
-  const password = async ({ headers, params, body, clientAddress, signal }: RouteInput<{ password: string }, unknown, { id?: string }>) => ({
+  // A user token sent along (access_token) names the session that stays signed in.
+  const password = async ({ headers, params, body, principal, clientAddress, signal }: RouteInput<{ password: string }, unknown, { id?: string }>) => ({
     status: 200,
-    body: await changePassword(deps, parseBasicCredentials(headers.authorization), params.id ?? 'me', body.password, { clientAddress, signal }),
+    body: await changePassword(deps, parseBasicCredentials(headers.authorization), params.id ?? 'me', body.password, {
+      clientAddress,
+      signal,
+      keepSession: principal.kind === 'user' && principal.sid ? { userId: principal.id, sessionId: principal.sid } : undefined,
+    }),
   });
 
   return bindRoutes(api, {
@@ -35,6 +41,14 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
     replaceProfile: update,
     changeProfile: update,
     changePassword: password,
+    listSessions: async ({ principal, params, query, url }) => {
+      const { rows, count } = await listSessions(deps, principal, params.id, query);
+      return listingResult(rows, count, { ...query, sort: [['createdAt', -1]] }, url);
+    },
+    endSessions: async ({ principal, params }) => {
+      await endAllSessions(deps, principal, params.id);
+      return { status: 204 };
+    },
     deleteUser: async ({ principal, params }) => {
       await deleteUser(deps, principal, params.id);
       return { status: 204 };

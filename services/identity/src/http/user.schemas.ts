@@ -65,4 +65,3 @@ export const fullUserSchema = publicUserSchema
   .keys({ email: Joi.string(), role: Joi.string().valid('user', 'admin'), createdAt: Joi.string().isoDate() })
   .description('Full view of a user.');
 export const userListingSchema = Joi.object({ count: Joi.number().integer(), rows: Joi.array().items(fullUserSchema) });
-export const signInSchema = Joi.object({ token: Joi.string().description('User token (JWT, HS256).'), user: fullUserSchema });

@@ -1,0 +1,168 @@
+import { isDuplicateKeyError, parseObjectId } from '@restgate/shared';
+import { ObjectId, type Collection, type Db } from 'mongodb';
+import type { RefreshTokenRecord, SessionRecord, SessionRepository } from '../domain/sessions';
+
+interface SessionDocument {
+  _id: ObjectId;
+  userId: ObjectId;
+  createdAt: Date;
+  lastUsedAt: Date;
+  userAgent: string | null;
+  expiresAt: Date;
+}
+
+/** A refresh token: `_id` is the SHA-256 of the token (hex), never the token. */
+interface RefreshTokenDocument {
+  _id: string;
+  sessionId: ObjectId;
+  userId: ObjectId;
+  expiresAt: Date;
+}
+
+/** A used refresh token: its insert is the claim (one winner per `_id`, FerretDB included). */
+interface RefreshTokenUseDocument {
+  _id: string;
+  sessionId: ObjectId;
+  usedAt: Date;
+  expiresAt: Date;
+  /** The winner has stored the next token: set by a plain update, read by the losers only. */
+  done: boolean;
+}
+
+/** A claim left unfinished longer than this (a crashed process) counts as finished. */
+const CLAIM_STALE_MS = 10_000;
+
+function toRecord(doc: SessionDocument): SessionRecord {
+  return {
+    id: doc._id.toHexString(),
+    userId: doc.userId.toHexString(),
+    createdAt: doc.createdAt,
+    lastUsedAt: doc.lastUsedAt,
+    userAgent: doc.userAgent,
+    expiresAt: doc.expiresAt,
+  };
+}
+
+function objectIds(ids: string[]): ObjectId[] {
+  return ids.map(parseObjectId).filter((id): id is ObjectId => id !== null);
+}
+
+/**
+ * Sessions in MongoDB: `sessions`, `refresh_tokens`, and `refresh_token_uses` (the used ones,
+ * kept until they would have expired, so that a reuse is recognised as one).
+ *
+ * Why a use is an insert and not `updateOne({ _id, used: false }, { $set: { used: true } })`:
+ * measured on FerretDB v1 (test/sessions.race.test.ts), several concurrent conditional updates
+ * of one document all report a modification; an insert on a unique key has exactly one winner.
+ * Expiry is checked in code (FerretDB v1 has no TTL indexes); expired rows are removed as the
+ * user's sessions are listed or opened.
+ */
+export class MongoSessionRepository implements SessionRepository {
+  private readonly sessions: Collection<SessionDocument>;
+  private readonly refreshTokens: Collection<RefreshTokenDocument>;
+  private readonly uses: Collection<RefreshTokenUseDocument>;
+
+  constructor(db: Db) {
+    this.sessions = db.collection<SessionDocument>('sessions');
+    this.refreshTokens = db.collection<RefreshTokenDocument>('refresh_tokens');
+    this.uses = db.collection<RefreshTokenUseDocument>('refresh_token_uses');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.sessions.createIndex({ userId: 1, createdAt: -1 }, { name: 'user_created' });
+    await this.refreshTokens.createIndex({ sessionId: 1 }, { name: 'session_id' });
+    await this.uses.createIndex({ sessionId: 1 }, { name: 'session_id' });
+  }
+
+  async insert(session: Omit<SessionRecord, 'id'>, refresh: { tokenHash: string; expiresAt: Date }): Promise<SessionRecord> {
+    const userId = parseObjectId(session.userId);
+    if (!userId) throw new Error('sessions.insert: malformed user id');
+    await this.deleteExpired(userId, session.createdAt);
+    const doc: SessionDocument = { _id: new ObjectId(), ...session, userId };
+    await this.sessions.insertOne(doc);
+    await this.refreshTokens.insertOne({ _id: refresh.tokenHash, sessionId: doc._id, userId, expiresAt: refresh.expiresAt });
+    return toRecord(doc);
+  }
+
+  async findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | null> {
+    const doc = await this.refreshTokens.findOne({ _id: tokenHash });
+    return doc ? { sessionId: doc.sessionId.toHexString(), userId: doc.userId.toHexString(), expiresAt: doc.expiresAt } : null;
+  }
+
+  async claimRefreshToken(tokenHash: string, token: RefreshTokenRecord): Promise<'won' | 'racing' | 'reused'> {
+    const sessionId = parseObjectId(token.sessionId);
+    if (!sessionId) return 'reused';
+    try {
+      await this.uses.insertOne({ _id: tokenHash, sessionId, usedAt: new Date(), expiresAt: token.expiresAt, done: false });
+      return 'won';
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+    const use = await this.uses.findOne({ _id: tokenHash });
+    return use && !use.done && Date.now() - use.usedAt.getTime() < CLAIM_STALE_MS ? 'racing' : 'reused';
+  }
+
+  async completeClaim(tokenHash: string): Promise<void> {
+    await this.uses.updateOne({ _id: tokenHash }, { $set: { done: true } });
+  }
+
+  async rotate(sessionId: string, refresh: { tokenHash: string; expiresAt: Date }, now: Date): Promise<SessionRecord | null> {
+    const _id = parseObjectId(sessionId);
+    if (!_id) return null;
+    const session = await this.sessions.findOneAndUpdate(
+      { _id, expiresAt: { $gt: now } },
+      { $set: { lastUsedAt: now, expiresAt: refresh.expiresAt } },
+      { returnDocument: 'after' },
+    );
+    if (!session) return null;
+    await this.refreshTokens.insertOne({ _id: refresh.tokenHash, sessionId: _id, userId: session.userId, expiresAt: refresh.expiresAt });
+    // A session that ended meanwhile (logout racing the refresh) takes the new token with it.
+    if (!(await this.sessions.findOne({ _id }, { projection: { _id: 1 } }))) {
+      await this.refreshTokens.deleteMany({ sessionId: _id });
+      return null;
+    }
+    return toRecord(session);
+  }
+
+  async listOfUser(userId: string, page: { page: number; limit: number }, now: Date): Promise<{ rows: SessionRecord[]; count: number }> {
+    const id = parseObjectId(userId);
+    if (!id) return { rows: [], count: 0 };
+    await this.deleteExpired(id, now);
+    const filter = { userId: id, expiresAt: { $gt: now } };
+    const [docs, count] = await Promise.all([
+      this.sessions
+        .find(filter)
+        .sort({ createdAt: -1, _id: -1 })
+        .skip((page.page - 1) * page.limit)
+        .limit(page.limit)
+        .toArray(),
+      this.sessions.countDocuments(filter),
+    ]);
+    return { rows: docs.map(toRecord), count };
+  }
+
+  async idsOfUser(userId: string): Promise<string[]> {
+    const id = parseObjectId(userId);
+    if (!id) return [];
+    const docs = await this.sessions.find({ userId: id }, { projection: { _id: 1 } }).toArray();
+    return docs.map((doc) => doc._id.toHexString());
+  }
+
+  async delete(sessionIds: string[]): Promise<void> {
+    const ids = objectIds(sessionIds);
+    if (ids.length === 0) return;
+    await this.sessions.deleteMany({ _id: { $in: ids } });
+    await this.refreshTokens.deleteMany({ sessionId: { $in: ids } });
+    // The used tokens stay until they expire: presenting one later is still recognised and refused.
+  }
+
+  /** Expired sessions of one user, with their tokens (no TTL indexes on FerretDB v1). */
+  private async deleteExpired(userId: ObjectId, now: Date): Promise<void> {
+    const expired = await this.sessions.find({ userId, expiresAt: { $lte: now } }, { projection: { _id: 1 } }).toArray();
+    if (expired.length === 0) return;
+    const ids = expired.map((doc) => doc._id);
+    await this.sessions.deleteMany({ _id: { $in: ids } });
+    await this.refreshTokens.deleteMany({ sessionId: { $in: ids } });
+    await this.uses.deleteMany({ sessionId: { $in: ids } });
+  }
+}

@@ -1,0 +1,153 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { identityErrors } from '../errors';
+import type { TokenIssuer } from './token-issuer';
+import { fullView, type FullUserView, type UserRecord } from './user';
+
+/** A session as the use cases and the listing see it. */
+export interface SessionRecord {
+  id: string;
+  userId: string;
+  createdAt: Date;
+  lastUsedAt: Date;
+  userAgent: string | null;
+  /** When its current refresh token stops working (each refresh moves it). */
+  expiresAt: Date;
+}
+
+/** A refresh token's stored form: its hash, never the token. */
+export interface RefreshTokenRecord {
+  sessionId: string;
+  userId: string;
+  expiresAt: Date;
+}
+
+/**
+ * Where sessions and their refresh tokens are kept (the domain owns this interface; `data/`
+ * implements it). Rotation must have exactly one winner per refresh token, on FerretDB too,
+ * whose conditional updates are not atomic: `claimRefreshToken` is a unique-key insert.
+ */
+export interface SessionRepository {
+  insert(session: Omit<SessionRecord, 'id'>, refresh: { tokenHash: string; expiresAt: Date }): Promise<SessionRecord>;
+  findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | null>;
+  /**
+   * Marks a refresh token used: 'won' for exactly one caller however many race; otherwise whether
+   * the winner is still rotating it ('racing': a concurrent refresh) or has finished ('reused').
+   */
+  claimRefreshToken(tokenHash: string, token: RefreshTokenRecord): Promise<'won' | 'racing' | 'reused'>;
+  /** The winner of a claim has handed out the next token: a later claim is a reuse. */
+  completeClaim(tokenHash: string): Promise<void>;
+  /** Stores the session's next refresh token and moves its expiry and last use; null when the session is gone. */
+  rotate(sessionId: string, refresh: { tokenHash: string; expiresAt: Date }, now: Date): Promise<SessionRecord | null>;
+  /** The user's live sessions (not expired), newest first, one page and the total. */
+  listOfUser(userId: string, page: { page: number; limit: number }, now: Date): Promise<{ rows: SessionRecord[]; count: number }>;
+  /** Ids of every session of the user (expired ones too: their access tokens may still live). */
+  idsOfUser(userId: string): Promise<string[]>;
+  /** Deletes sessions and their refresh tokens. */
+  delete(sessionIds: string[]): Promise<void>;
+}
+
+/** Tells every gateway that sessions ended; rejects when that could not be recorded. */
+export interface RevocationRecorder {
+  sessionsEnded(sessionIds: string[]): Promise<void>;
+  /** Every token of the user issued until now (a deleted user, whose sessions may still be opening). */
+  userEnded(userId: string): Promise<void>;
+}
+
+export interface SessionSettings {
+  /** Refresh token lifetime, in seconds. */
+  refreshTtlSeconds: number;
+}
+
+export interface SessionDeps {
+  /** The user a refresh is for (identity-deps' UserRepository has it; named here to keep imports one way). */
+  users: { findById(id: string): Promise<UserRecord | null> };
+  tokens: TokenIssuer;
+  sessions: SessionRepository;
+  revocations: RevocationRecorder;
+  sessionSettings: SessionSettings;
+}
+
+export interface SignedIn {
+  token: string;
+  refreshToken: string;
+  expiresIn: number;
+  user: FullUserView;
+}
+
+/** 256 bits from the CSPRNG, base64url: what the client holds. Only its SHA-256 is stored. */
+function newRefreshToken(): { token: string; tokenHash: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, tokenHash: hashRefreshToken(token) };
+}
+
+export function hashRefreshToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+const USER_AGENT_MAX = 256;
+
+/** Opens a session for a user who just proved who they are: an access token and a refresh token. */
+export async function openSession(
+  deps: Pick<SessionDeps, 'tokens' | 'sessions' | 'sessionSettings'>,
+  user: UserRecord,
+  userAgent?: string,
+): Promise<SignedIn> {
+  const now = new Date();
+  const refresh = newRefreshToken();
+  const expiresAt = new Date(now.getTime() + deps.sessionSettings.refreshTtlSeconds * 1000);
+  const session = await deps.sessions.insert(
+    { userId: user.id, createdAt: now, lastUsedAt: now, userAgent: userAgent?.slice(0, USER_AGENT_MAX) || null, expiresAt },
+    { tokenHash: refresh.tokenHash, expiresAt },
+  );
+  const access = deps.tokens.issue(user, session.id);
+  return { token: access.token, refreshToken: refresh.token, expiresIn: access.expiresIn, user: fullView(user) };
+}
+
+/**
+ * `POST /auth/refresh`: uses up the refresh token and hands out the next one with a new access
+ * token. A token that was already used is a theft signal (the thief or the owner holds a copy):
+ * the whole session ends, and both of them must sign in again.
+ */
+export async function refreshSession(deps: SessionDeps, refreshToken: string): Promise<SignedIn> {
+  const tokenHash = hashRefreshToken(refreshToken);
+  const stored = await deps.sessions.findRefreshToken(tokenHash);
+  const now = new Date();
+  if (!stored || stored.expiresAt <= now) throw identityErrors.refreshTokenInvalid();
+  const claim = await deps.sessions.claimRefreshToken(tokenHash, stored);
+  // A refresh racing the winner (two tabs, a retry) is refused but is no theft signal; one that
+  // comes after the winner has its new token is a reuse.
+  if (claim === 'reused') await endSessions(deps, [stored.sessionId]);
+  if (claim !== 'won') throw identityErrors.refreshTokenInvalid();
+  const user = await deps.users.findById(stored.userId);
+  if (!user) throw identityErrors.refreshTokenInvalid();
+  const next = newRefreshToken();
+  const session = await deps.sessions.rotate(
+    stored.sessionId,
+    { tokenHash: next.tokenHash, expiresAt: new Date(now.getTime() + deps.sessionSettings.refreshTtlSeconds * 1000) },
+    now,
+  );
+  if (!session) throw identityErrors.refreshTokenInvalid();
+  await deps.sessions.completeClaim(tokenHash);
+  const access = deps.tokens.issue(user, session.id);
+  return { token: access.token, refreshToken: next.token, expiresIn: access.expiresIn, user: fullView(user) };
+}
+
+/**
+ * Ends sessions: recorded for the gateways first, so that a Redis that does not take it fails
+ * the request (503) before anything changed, rather than leave access tokens working after a
+ * "logged out".
+ */
+export async function endSessions(deps: Pick<SessionDeps, 'sessions' | 'revocations'>, sessionIds: string[]): Promise<void> {
+  if (sessionIds.length === 0) return;
+  await deps.revocations.sessionsEnded(sessionIds);
+  await deps.sessions.delete(sessionIds);
+}
+
+/** Every session of the user, except `keep` (the one that changed the password). */
+export async function endSessionsOfUser(deps: Pick<SessionDeps, 'sessions' | 'revocations'>, userId: string, keep?: string): Promise<void> {
+  const ids = await deps.sessions.idsOfUser(userId);
+  await endSessions(
+    deps,
+    ids.filter((id) => id !== keep),
+  );
+}
