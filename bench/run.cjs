@@ -16,7 +16,9 @@
 // It writes users and articles into that stack's databases (MONGODB_URL, default
 // mongodb://127.0.0.1:27017/, databases identity and articles) and does not remove them.
 //
-// Traffic goes to 127.0.0.1 only; every phase is bounded by --seconds.
+// Traffic goes to 127.0.0.1 only; every phase is bounded by --seconds. --only 2 (or 1,3) runs
+// some of the four parts. The services' own variables (HASH_WORKERS, …) pass through from the
+// environment, to compare settings; RESTGATE_FERRETDB_BACKEND=sqlite|postgresql picks FerretDB's storage.
 
 const { Worker } = require('node:worker_threads');
 const { randomBytes } = require('node:crypto');
@@ -107,12 +109,12 @@ async function cannon(base, { path: urlPath, method = 'GET', headers, body, conn
   });
   const good = result.statusCodeStats?.[String(expect)]?.count ?? 0;
   // Fail loudly rather than measure errors: a 429 or 500 here would make any number meaningless.
-  const total = Object.values(result.statusCodeStats ?? {}).reduce((n, s) => n + s.count, 0);
-  if (total === 0 || good / total < 0.99 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(
-      `${method} ${urlPath}: expected ${expect}, got ${JSON.stringify(result.statusCodeStats)} (errors ${result.errors}, timeouts ${result.timeouts})`,
-    );
+  const unexpected = Object.entries(result.statusCodeStats ?? {}).filter(([status]) => status !== String(expect));
+  if (unexpected.length > 0 || result.errors > result.timeouts) {
+    throw new Error(`${method} ${urlPath}: expected ${expect}, got ${JSON.stringify(result.statusCodeStats)} (errors ${result.errors})`);
   }
+  // Too slow to answer within the phase is a result (the SQLite backend at 10,000 rows), not a failure.
+  if (good === 0) return { rps: 0, p50: NaN, p99: NaN };
   return { rps: good / seconds, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
@@ -368,6 +370,9 @@ async function loadAverage() {
 async function main() {
   const seconds = numberOption('seconds', 5, 60);
   const count = numberOption('rows', 10_000, 1_000_000);
+  // --only 2 or --only 1,3: some parts (the setup of the later ones still runs).
+  const only = argValue('only')?.split(',');
+  const part = (n) => !only || only.includes(String(n));
   if (!argValue('url') && !fs.existsSync(path.join(ROOT, 'gateway', 'dist', 'start.js'))) {
     throw new Error('not built: run `npx tsc -b` first');
   }
@@ -382,6 +387,13 @@ async function main() {
     const stack = argValue('url') ? runningStack() : await ownStack(cleanups);
     const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
     log(`gateway ${stack.gateway}, identity ${stack.identity}, articles ${stack.articles}`);
+    if (process.env.HASH_WORKERS || process.env.HASH_WORKER_NICE) {
+      row(
+        'machine',
+        'HASH_WORKERS / HASH_WORKER_NICE',
+        `${process.env.HASH_WORKERS ?? 'default'} / ${process.env.HASH_WORKER_NICE ?? 'default'}`,
+      );
+    }
     row('machine', 'cores, model', `${os.availableParallelism()}`, cpu);
     row('machine', 'load average at start', await loadAverage());
 
@@ -409,21 +421,21 @@ async function main() {
       row('1 hop', `${label} gateway / direct`, `**${(g.rps / d.rps).toFixed(2)}×**`, `load ${await loadAverage()}`);
     };
     // A malformed id is a 404 before any database call.
-    await hop('/articles/not-an-id', 404, 10);
-    await hop(`/articles/${article.id}`, 200, 20);
-    const pacedDirect = await paced(stack.articles, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
-    const pacedGateway = await paced(stack.gateway, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
-    row('1 hop', 'GET /articles/not-an-id at 200 req/s: p50 direct / gateway ms', `${f1(pacedDirect.p50)} / ${f1(pacedGateway.p50)}`);
-    row(
-      '1 hop',
-      'gateway-added p50 at 200 req/s',
-      `**${(pacedGateway.p50 - pacedDirect.p50).toFixed(2)} ms**`,
-      `load ${await loadAverage()}`,
-    );
+    if (part(1)) await hop('/articles/not-an-id', 404, 10);
+    if (part(1)) await hop(`/articles/${article.id}`, 200, 20);
+    if (part(1)) {
+      const pacedDirect = await paced(stack.articles, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
+      const pacedGateway = await paced(stack.gateway, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
+      row('1 hop', 'GET /articles/not-an-id at 200 req/s: p50 direct / gateway ms', `${f1(pacedDirect.p50)} / ${f1(pacedGateway.p50)}`);
+      row(
+        '1 hop',
+        'gateway-added p50 at 200 req/s',
+        `**${(pacedGateway.p50 - pacedDirect.p50).toFixed(2)} ms**`,
+        `load ${await loadAverage()}`,
+      );
+    }
 
     // (2) sign-in vs the machine's raw bcryptjs capacity, /health during the flood.
-    const raw = await rawBcryptCapacity(seconds, 10);
-    row('2 sign-in', `raw bcryptjs cost 10, ${raw.threads} threads`, `${f1(raw.perSecond)} compares/s`, `load ${await loadAverage()}`);
     const signInRequest = {
       method: 'POST',
       path: '/auth',
@@ -431,84 +443,92 @@ async function main() {
       expect: 201,
     };
     signInRequest.headers = { ...signInRequest.headers, authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` };
-    let flooding = true;
-    const identityHealth = probe(stack.identity, '/health', () => flooding);
-    const gatewayHealth = probe(stack.gateway, '/health', () => flooding);
-    const flood = await cannon(stack.gateway, { ...signInRequest, connections: 8, seconds }).finally(() => {
-      flooding = false;
-    });
-    const [ih, gh] = await Promise.all([identityHealth, gatewayHealth]);
-    row('2 sign-in', 'POST /auth (8 conn.) sign-ins/s, p50/p99 ms', `${f1(flood.rps)}`, `${f1(flood.p50)} / ${f1(flood.p99)}`);
-    row('2 sign-in', 'sign-ins/s / raw capacity', `**${(flood.rps / raw.perSecond).toFixed(2)}×**`, `load ${await loadAverage()}`);
-    row(
-      '2 sign-in',
-      'GET /health p99 during the flood, identity / gateway',
-      `**${f1(ih.p99)} / ${f1(gh.p99)} ms**`,
-      `p50 ${f1(ih.p50)} / ${f1(gh.p50)}, max ${f1(ih.max)} / ${f1(gh.max)}`,
-    );
+    if (part(2)) {
+      const raw = await rawBcryptCapacity(seconds, 10);
+      row('2 sign-in', `raw bcryptjs cost 10, ${raw.threads} threads`, `${f1(raw.perSecond)} compares/s`, `load ${await loadAverage()}`);
+      let flooding = true;
+      const identityHealth = probe(stack.identity, '/health', () => flooding);
+      const gatewayHealth = probe(stack.gateway, '/health', () => flooding);
+      const flood = await cannon(stack.gateway, { ...signInRequest, connections: 8, seconds }).finally(() => {
+        flooding = false;
+      });
+      const [ih, gh] = await Promise.all([identityHealth, gatewayHealth]);
+      row('2 sign-in', 'POST /auth (8 conn.) sign-ins/s, p50/p99 ms', `${f1(flood.rps)}`, `${f1(flood.p50)} / ${f1(flood.p99)}`);
+      row('2 sign-in', 'sign-ins/s / raw capacity', `**${(flood.rps / raw.perSecond).toFixed(2)}×**`, `load ${await loadAverage()}`);
+      row(
+        '2 sign-in',
+        'GET /health p99 during the flood, identity / gateway',
+        `**${f1(ih.p99)} / ${f1(gh.p99)} ms**`,
+        `p50 ${f1(ih.p50)} / ${f1(gh.p50)}, max ${f1(ih.max)} / ${f1(gh.max)}`,
+      );
+    }
 
     // (3) list and create
-    const list = await cannon(stack.gateway, { path: '/articles?limit=30', connections: 20, seconds });
-    row('3 list/create', 'GET /articles?limit=30 (20 conn.) req/s, p50/p99 ms', `${f1(list.rps)}`, `${f1(list.p50)} / ${f1(list.p99)}`);
-    const create = await cannon(stack.gateway, {
-      method: 'POST',
-      path: '/articles',
-      ...jsonBody({ title: 'Bench', content: 'Benchmark article. '.repeat(20), access_token: token }),
-      connections: 20,
-      seconds,
-      expect: 201,
-    });
-    row('3 list/create', 'POST /articles (20 conn.) req/s, p50/p99 ms', `${f1(create.rps)}`, `${f1(create.p50)} / ${f1(create.p99)}`);
+    if (part(3)) {
+      const list = await cannon(stack.gateway, { path: '/articles?limit=30', connections: 20, seconds });
+      row('3 list/create', 'GET /articles?limit=30 (20 conn.) req/s, p50/p99 ms', `${f1(list.rps)}`, `${f1(list.p50)} / ${f1(list.p99)}`);
+      const create = await cannon(stack.gateway, {
+        method: 'POST',
+        path: '/articles',
+        ...jsonBody({ title: 'Bench', content: 'Benchmark article. '.repeat(20), access_token: token }),
+        connections: 20,
+        seconds,
+        expect: 201,
+      });
+      row('3 list/create', 'POST /articles (20 conn.) req/s, p50/p99 ms', `${f1(create.rps)}`, `${f1(create.p50)} / ${f1(create.p99)}`);
+    }
 
     // (4) with `count` users and articles loaded
-    const client = new MongoClient(stack.mongoUrl);
-    cleanups.push(() => client.close());
-    const identityDb = client.db(stack.dbNames.identity);
-    const articlesDb = client.db(stack.dbNames.articles);
-    const loadStarted = Date.now();
-    await loadRows(identityDb, { collection: 'users', id: user.id }, count, (i) => ({
-      email: `loaded.${i}@example.test`,
-      name: `loaded ${i}`,
-    }));
-    await loadRows(articlesDb, { collection: 'articles', id: article.id }, count, (i) => ({ title: `Loaded article ${i}` }));
-    row('4 loaded', `rows loaded (users + articles)`, `${count} + ${count}`, `${((Date.now() - loadStarted) / 1000).toFixed(1)} s`);
-    const { ObjectId } = require('mongodb');
-    // An early row: what an index saves is largest there (a scan finds recent rows first).
-    const early = await articlesDb.collection('articles').find({ title: 'Loaded article 10' }).limit(1).next();
-    const middleEmail = `loaded.${Math.floor(count / 2)}@example.test`;
-    const byEmail = await timeSequential(100, () => identityDb.collection('users').findOne({ email: middleEmail }));
-    const byId = await timeSequential(100, () => articlesDb.collection('articles').findOne({ _id: new ObjectId(early._id) }));
-    row('4 loaded', 'database part: users.findOne({ email }) p50/p99 ms', `**${f1(byEmail.p50)}**`, f1(byEmail.p99));
-    row('4 loaded', 'database part: articles.findOne({ _id }) p50/p99 ms', `**${f1(byId.p50)}**`, f1(byId.p99));
-    const loadedSignIn = await cannon(stack.gateway, {
-      ...signInRequest,
-      headers: { ...signInRequest.headers, authorization: `Basic ${Buffer.from(`${middleEmail}:${password}`).toString('base64')}` },
-      connections: 8,
-      seconds,
-    });
-    row(
-      '4 loaded',
-      'POST /auth (8 conn.) sign-ins/s, p50/p99 ms',
-      `${f1(loadedSignIn.rps)}`,
-      `${f1(loadedSignIn.p50)} / ${f1(loadedSignIn.p99)}`,
-    );
-    const loadedGet = await cannon(stack.gateway, { path: `/articles/${early._id.toHexString()}`, connections: 20, seconds });
-    row(
-      '4 loaded',
-      'GET /articles/:id (20 conn.) req/s, p50/p99 ms',
-      `${f1(loadedGet.rps)}`,
-      `${f1(loadedGet.p50)} / ${f1(loadedGet.p99)}`,
-    );
-    const loadedList = await cannon(stack.gateway, { path: '/articles?limit=30&page=2', connections: 20, seconds });
-    row(
-      '4 loaded',
-      'GET /articles?limit=30&page=2 (20 conn.) req/s, p50/p99 ms',
-      `${f1(loadedList.rps)}`,
-      `${f1(loadedList.p50)} / ${f1(loadedList.p99)}`,
-    );
+    if (part(4)) {
+      const client = new MongoClient(stack.mongoUrl);
+      cleanups.push(() => client.close());
+      const identityDb = client.db(stack.dbNames.identity);
+      const articlesDb = client.db(stack.dbNames.articles);
+      const loadStarted = Date.now();
+      await loadRows(identityDb, { collection: 'users', id: user.id }, count, (i) => ({
+        email: `loaded.${i}@example.test`,
+        name: `loaded ${i}`,
+      }));
+      await loadRows(articlesDb, { collection: 'articles', id: article.id }, count, (i) => ({ title: `Loaded article ${i}` }));
+      row('4 loaded', `rows loaded (users + articles)`, `${count} + ${count}`, `${((Date.now() - loadStarted) / 1000).toFixed(1)} s`);
+      const { ObjectId } = require('mongodb');
+      // An early row: what an index saves is largest there (a scan finds recent rows first).
+      const early = await articlesDb.collection('articles').find({ title: 'Loaded article 10' }).limit(1).next();
+      const middleEmail = `loaded.${Math.floor(count / 2)}@example.test`;
+      const byEmail = await timeSequential(100, () => identityDb.collection('users').findOne({ email: middleEmail }));
+      const byId = await timeSequential(100, () => articlesDb.collection('articles').findOne({ _id: new ObjectId(early._id) }));
+      row('4 loaded', 'database part: users.findOne({ email }) p50/p99 ms', `**${f1(byEmail.p50)}**`, f1(byEmail.p99));
+      row('4 loaded', 'database part: articles.findOne({ _id }) p50/p99 ms', `**${f1(byId.p50)}**`, f1(byId.p99));
+      const loadedSignIn = await cannon(stack.gateway, {
+        ...signInRequest,
+        headers: { ...signInRequest.headers, authorization: `Basic ${Buffer.from(`${middleEmail}:${password}`).toString('base64')}` },
+        connections: 8,
+        seconds,
+      });
+      row(
+        '4 loaded',
+        'POST /auth (8 conn.) sign-ins/s, p50/p99 ms',
+        `${f1(loadedSignIn.rps)}`,
+        `${f1(loadedSignIn.p50)} / ${f1(loadedSignIn.p99)}`,
+      );
+      const loadedGet = await cannon(stack.gateway, { path: `/articles/${early._id.toHexString()}`, connections: 20, seconds });
+      row(
+        '4 loaded',
+        'GET /articles/:id (20 conn.) req/s, p50/p99 ms',
+        `${f1(loadedGet.rps)}`,
+        `${f1(loadedGet.p50)} / ${f1(loadedGet.p99)}`,
+      );
+      const loadedList = await cannon(stack.gateway, { path: '/articles?limit=30&page=2', connections: 20, seconds });
+      row(
+        '4 loaded',
+        'GET /articles?limit=30&page=2 (20 conn.) req/s, p50/p99 ms',
+        `${f1(loadedList.rps)}`,
+        `${f1(loadedList.p50)} / ${f1(loadedList.p99)}`,
+      );
+    }
     row('machine', 'load average at end', await loadAverage());
-    printTable();
   } finally {
+    if (rows.length > 0) printTable();
     agent.destroy();
     await cleanup();
   }

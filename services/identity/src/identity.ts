@@ -53,7 +53,12 @@ export interface Identity {
 export function createIdentity({ config, logger, metrics = createMetrics(), amqpOptions, abuseProtection = true }: IdentityWiring): Identity {
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
   const users = new MongoUserRepository(mongo.db);
-  const hasher = createPasswordHasher({ rounds: config.BCRYPT_ROUNDS, workers: config.HASH_WORKERS, maxQueue: config.HASH_QUEUE_MAX });
+  const hasher = createPasswordHasher({
+    rounds: config.BCRYPT_ROUNDS,
+    workers: config.HASH_WORKERS,
+    nice: config.HASH_WORKER_NICE,
+    maxQueue: config.HASH_QUEUE_MAX,
+  });
   const abuse = abuseProtection ? wireAbuseProtection({ config, logger, metrics, hasher }) : undefined;
   const tokens = createTokenIssuer({
     secret: config.JWT_SECRET,

@@ -31,7 +31,8 @@ describe('identity config', () => {
       JWT_TTL_SECONDS: 86_400,
       PASSWORD_MIN_LENGTH: 8,
       BCRYPT_ROUNDS: 10,
-      HASH_WORKERS: Math.max(1, availableParallelism() - 1),
+      HASH_WORKERS: availableParallelism(),
+      HASH_WORKER_NICE: 19,
     });
   });
 
