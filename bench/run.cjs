@@ -17,7 +17,8 @@
 // mongodb://127.0.0.1:27017/, databases identity and articles) and does not remove them.
 //
 // Traffic goes to 127.0.0.1 only; every phase is bounded by --seconds. --only 2 (or 1,3) runs
-// some of the four parts. The services' own variables (HASH_WORKERS, …) pass through from the
+// some of the four parts; --profile <dir> has the gateway and articles write CPU profiles there
+// (open them in Chrome DevTools, or summarise them with bench/profile-top.cjs). The services' own variables (HASH_WORKERS, …) pass through from the
 // environment, to compare settings; RESTGATE_FERRETDB_BACKEND=sqlite|postgresql picks FerretDB's storage.
 
 const { Worker } = require('node:worker_threads');
@@ -114,8 +115,31 @@ async function cannon(base, { path: urlPath, method = 'GET', headers, body, conn
     throw new Error(`${method} ${urlPath}: expected ${expect}, got ${JSON.stringify(result.statusCodeStats)} (errors ${result.errors})`);
   }
   // Too slow to answer within the phase is a result (the SQLite backend at 10,000 rows), not a failure.
-  if (good === 0) return { rps: 0, p50: NaN, p99: NaN };
-  return { rps: good / seconds, p50: result.latency.p50, p99: result.latency.p99 };
+  if (good === 0) return { rps: 0, p50: NaN, p99: NaN, requests: 0 };
+  return { rps: good / seconds, p50: result.latency.p50, p99: result.latency.p99, requests: good };
+}
+
+/**
+ * CPU time (user + system) a process has used, in microseconds, from /proc; null where there is
+ * none. Per request, it is the measure a busy shared machine disturbs least: throughput and
+ * latency also depend on who else wants the cores.
+ */
+function cpuMicros(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs `fn`, returning its result and the CPU microseconds each of `pids` used meanwhile. */
+async function withCpu(pids, fn) {
+  const before = pids.map(cpuMicros);
+  const result = await fn();
+  const used = pids.map((pid, i) => (before[i] === null ? NaN : cpuMicros(pid) - before[i]));
+  return { result, used };
 }
 
 /** Requests at a fixed rate (one at a time per tick, keep-alive), timed with hrtime: sub-millisecond p50. */
@@ -211,7 +235,7 @@ function readDotEnv() {
   }
 }
 
-async function ownStack(cleanups) {
+async function ownStack(cleanups, profileDir) {
   const backing = require('../scripts/lib/backing.cjs');
   const stackLib = require('../scripts/lib/stack.cjs');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-bench-'));
@@ -253,7 +277,18 @@ async function ownStack(cleanups) {
     },
     ports,
     logDir: path.join(dataDir, 'logs'),
-    serviceEnv: Object.fromEntries(Object.entries(dbNames).map(([name, db]) => [name, { MONGODB_DB: db }])),
+    serviceEnv: {
+      ...Object.fromEntries(Object.entries(dbNames).map(([name, db]) => [name, { MONGODB_DB: db }])),
+      // --profile <dir>: the gateway and articles write V8 CPU profiles there when they stop.
+      ...(profileDir && {
+        gateway: { NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile.cjs')}`, RESTGATE_CPU_PROFILE_DIR: profileDir },
+        articles: {
+          MONGODB_DB: dbNames.articles,
+          NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile.cjs')}`,
+          RESTGATE_CPU_PROFILE_DIR: profileDir,
+        },
+      }),
+    },
     log,
   });
   cleanups.push(() => stack.stop());
@@ -384,7 +419,7 @@ async function main() {
   const { MongoClient } = require('mongodb');
 
   try {
-    const stack = argValue('url') ? runningStack() : await ownStack(cleanups);
+    const stack = argValue('url') ? runningStack() : await ownStack(cleanups, argValue('profile') && path.resolve(argValue('profile')));
     const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
     log(`gateway ${stack.gateway}, identity ${stack.identity}, articles ${stack.articles}`);
     if (process.env.HASH_WORKERS || process.env.HASH_WORKER_NICE) {
@@ -407,10 +442,19 @@ async function main() {
     const hop = async (urlPath, expect, connections) => {
       const direct = [];
       const through = [];
+      const cpu = { direct: 0, directN: 0, gateway: 0, upstream: 0, throughN: 0 };
+      const pids = [stack.pids.gateway, stack.pids.articles];
       const half = Math.max(1, Math.round(seconds / 2));
       for (let round = 0; round < 2; round += 1) {
-        direct.push(await cannon(stack.articles, { path: urlPath, expect, connections, seconds: half }));
-        through.push(await cannon(stack.gateway, { path: urlPath, expect, connections, seconds: half }));
+        const d = await withCpu(pids, () => cannon(stack.articles, { path: urlPath, expect, connections, seconds: half }));
+        direct.push(d.result);
+        cpu.direct += d.used[1];
+        cpu.directN += d.result.requests;
+        const g = await withCpu(pids, () => cannon(stack.gateway, { path: urlPath, expect, connections, seconds: half }));
+        through.push(g.result);
+        cpu.gateway += g.used[0];
+        cpu.upstream += g.used[1];
+        cpu.throughN += g.result.requests;
       }
       const mean = (xs, k) => xs.reduce((a, x) => a + x[k], 0) / xs.length;
       const d = { rps: mean(direct, 'rps'), p50: mean(direct, 'p50'), p99: mean(direct, 'p99') };
@@ -419,6 +463,13 @@ async function main() {
       row('1 hop', `${label} direct req/s, p50/p99 ms`, `${f1(d.rps)}`, `${f1(d.p50)} / ${f1(d.p99)}`);
       row('1 hop', `${label} gateway req/s, p50/p99 ms`, `${f1(g.rps)}`, `${f1(g.p50)} / ${f1(g.p99)}`);
       row('1 hop', `${label} gateway / direct`, `**${(g.rps / d.rps).toFixed(2)}×**`, `load ${await loadAverage()}`);
+      if (stack.pids.gateway) {
+        row(
+          '1 hop',
+          `${label} CPU µs per request: articles direct; gateway + articles through it`,
+          `${f1(cpu.direct / cpu.directN)}; ${f1(cpu.gateway / cpu.throughN)} + ${f1(cpu.upstream / cpu.throughN)}`,
+        );
+      }
     };
     // A malformed id is a 404 before any database call.
     if (part(1)) await hop('/articles/not-an-id', 404, 10);
