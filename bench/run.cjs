@@ -474,6 +474,30 @@ async function main() {
     // A malformed id is a 404 before any database call.
     if (part(1)) await hop('/articles/not-an-id', 404, 10);
     if (part(1)) await hop(`/articles/${article.id}`, 200, 20);
+    if (part(1) && stack.pids.articles) {
+      // The floor: the least a Node proxy can do (http.request piped both ways, keep-alive).
+      const { spawn } = require('node:child_process');
+      const port = await require('../scripts/lib/backing.cjs').freePort();
+      const bare = spawn(process.execPath, [path.join(__dirname, 'bare-proxy.cjs'), String(port), stack.articles], { stdio: 'ignore' });
+      cleanups.push(async () => bare.kill());
+      for (let tries = 0; tries < 50; tries += 1) {
+        const up = await request(`http://${HOST}:${port}`, { path: '/health' }).then(
+          () => true,
+          () => false,
+        );
+        if (up) break;
+        await sleep(100);
+      }
+      const b = await withCpu([bare.pid, stack.pids.articles], () =>
+        cannon(`http://${HOST}:${port}`, { path: '/articles/not-an-id', expect: 404, connections: 10, seconds }),
+      );
+      row(
+        '1 hop',
+        'bare Node proxy: req/s; CPU µs per request proxy + articles',
+        `${f1(b.result.rps)}`,
+        `${f1(b.used[0] / b.result.requests)} + ${f1(b.used[1] / b.result.requests)}`,
+      );
+    }
     if (part(1)) {
       const pacedDirect = await paced(stack.articles, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
       const pacedGateway = await paced(stack.gateway, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
