@@ -597,6 +597,12 @@ async function main() {
         `${f1(loadedGet.rps)}`,
         `${f1(loadedGet.p50)} / ${f1(loadedGet.p99)}`,
       );
+      // One listing at a time: what a single reader waits for (a sorted page and its count).
+      const oneList = await timeSequential(5, async () => {
+        const res = await request(stack.gateway, { path: '/articles?limit=30&page=2' });
+        if (res.status !== 200) throw new Error(`GET /articles answered ${res.status}`);
+      });
+      row('4 loaded', 'GET /articles?limit=30&page=2 alone, p50/max ms', `${f1(oneList.p50)}`, f1(oneList.max));
       const loadedList = await cannon(stack.gateway, { path: '/articles?limit=30&page=2', connections: 20, seconds });
       row(
         '4 loaded',
