@@ -308,7 +308,8 @@ async function startMongod(bin, dir, log, fixedPort) {
 // RESTGATE_FERRETDB_BACKEND=sqlite|postgresql forces one (the bench compares them).
 async function startFerretWithBackend(bin, dir, log, fixedPort, env) {
   const wanted = env.RESTGATE_FERRETDB_BACKEND || process.env.RESTGATE_FERRETDB_BACKEND || 'postgresql';
-  if (wanted !== 'postgresql' && wanted !== 'sqlite') throw new Error(`RESTGATE_FERRETDB_BACKEND must be postgresql or sqlite, not ${wanted}`);
+  if (wanted !== 'postgresql' && wanted !== 'sqlite')
+    throw new Error(`RESTGATE_FERRETDB_BACKEND must be postgresql or sqlite, not ${wanted}`);
   if (wanted === 'postgresql') {
     let postgres = null;
     try {
@@ -391,7 +392,12 @@ function findPostgresBin() {
   // The real folder: a link on the PATH (/usr/local/bin/initdb) may not have postgres beside it.
   if (onPath && isExecutable(path.join(path.dirname(fs.realpathSync(onPath)), 'postgres'))) return path.dirname(fs.realpathSync(onPath));
   const base = '/usr/lib/postgresql';
-  const majors = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => b - a) : [];
+  const majors = fs.existsSync(base)
+    ? fs
+        .readdirSync(base)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => b - a)
+    : [];
   for (const major of majors) {
     const dir = path.join(base, major, 'bin');
     if (isExecutable(path.join(dir, 'initdb')) && isExecutable(path.join(dir, 'postgres'))) return dir;
