@@ -189,7 +189,7 @@ process.once('exit', () => {
   for (const child of liveChildren) child.signal('SIGTERM');
 });
 
-function startChild({ name, cmd, args, env, cwd, logFile, log }) {
+function startChild({ name, cmd, args, env, cwd, logFile, log, uid, gid }) {
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const fd = fs.openSync(logFile, 'w');
   let proc;
@@ -197,7 +197,7 @@ function startChild({ name, cmd, args, env, cwd, logFile, log }) {
     // A file, not a pipe: the server must not block or die on a full or broken pipe.
     // Detached: its own process group, so a terminal's Ctrl-C reaches only us and we stop it in
     // order, and so one signal to the group also reaches its helpers (RabbitMQ's beam.smp).
-    proc = spawn(cmd, args, { env, cwd, detached: true, stdio: ['ignore', fd, fd] });
+    proc = spawn(cmd, args, { env, cwd, uid, gid, detached: true, stdio: ['ignore', fd, fd] });
   } finally {
     fs.closeSync(fd);
   }
@@ -277,7 +277,7 @@ async function ensureMongo({ dataDir, log = defaultLog, env = process.env, port 
   if (mongod) return startMongod(mongod, dir, log, port);
 
   const ferretdb = await ensureFerretBinary(log);
-  if (ferretdb) return startFerret(ferretdb, dir, log, port);
+  if (ferretdb) return startFerretWithBackend(ferretdb, dir, log, port, env);
 
   throw new Error(
     'No MongoDB-compatible server available. Either set MONGODB_URL to a running MongoDB, ' +
@@ -302,17 +302,45 @@ async function startMongod(bin, dir, log, fixedPort) {
   return serverHandle(child, port, 'mongod');
 }
 
-async function startFerret(bin, dir, log, fixedPort) {
+// FerretDB stores documents in PostgreSQL or SQLite. With SQLite it uses no index at all (a
+// findOne by a unique field scans the collection: ~200 ms at 10,000 users); with PostgreSQL the
+// same lookup takes a few milliseconds. So PostgreSQL when it can be had, SQLite otherwise.
+// RESTGATE_FERRETDB_BACKEND=sqlite|postgresql forces one (the bench compares them).
+async function startFerretWithBackend(bin, dir, log, fixedPort, env) {
+  const wanted = env.RESTGATE_FERRETDB_BACKEND || process.env.RESTGATE_FERRETDB_BACKEND || 'postgresql';
+  if (wanted !== 'postgresql' && wanted !== 'sqlite')
+    throw new Error(`RESTGATE_FERRETDB_BACKEND must be postgresql or sqlite, not ${wanted}`);
+  if (wanted === 'postgresql') {
+    let postgres = null;
+    try {
+      postgres = await ensurePostgres(dir, log);
+    } catch (err) {
+      log(`PostgreSQL is not available (${err.message.split('\n')[0]}); FerretDB falls back to SQLite, which serves small data sets only`);
+    }
+    if (postgres) {
+      try {
+        const handle = await startFerret(bin, dir, log, fixedPort, { postgresUrl: postgres.url });
+        return { ...handle, stop: () => handle.stop().finally(() => postgres.stop()), source: 'ferretdb+postgresql' };
+      } catch (err) {
+        await postgres.stop().catch(() => {});
+        throw err;
+      }
+    }
+  }
+  return startFerret(bin, dir, log, fixedPort, {});
+}
+
+async function startFerret(bin, dir, log, fixedPort, { postgresUrl }) {
   const sqliteDir = path.join(dir, 'ferretdb');
   const stateDir = path.join(dir, 'ferretdb-state');
-  fs.mkdirSync(sqliteDir, { recursive: true });
+  if (!postgresUrl) fs.mkdirSync(sqliteDir, { recursive: true });
   fs.mkdirSync(stateDir, { recursive: true });
   const port = fixedPort ?? (await freePort());
-  log(`starting FerretDB ${FERRET_VERSION} (SQLite in ${sqliteDir}) on ${LOOPBACK}:${port}`);
+  log(`starting FerretDB ${FERRET_VERSION} (${postgresUrl ? 'PostgreSQL' : `SQLite in ${sqliteDir}`}) on ${LOOPBACK}:${port}`);
   const child = startChild({
     name: 'ferretdb',
     cmd: bin,
-    args: ferretArgs({ sqliteDir, stateDir, port }),
+    args: ferretArgs({ sqliteDir, stateDir, port, postgresUrl }),
     env: withoutPrefixed(process.env, 'FERRETDB_'),
     logFile: path.join(dir, 'ferretdb.log'),
     log,
@@ -320,11 +348,13 @@ async function startFerret(bin, dir, log, fixedPort) {
   return serverHandle(child, port, 'ferretdb');
 }
 
-function ferretArgs({ sqliteDir, stateDir, port }) {
+function ferretArgs({ sqliteDir, stateDir, port, postgresUrl }) {
+  const storage = postgresUrl
+    ? ['--handler=postgresql', `--postgresql-url=${postgresUrl}`]
+    : // FerretDB wants an existing directory, given as a URI ending in "/".
+      ['--handler=sqlite', `--sqlite-url=${pathToFileURL(sqliteDir + path.sep).href}`];
   return [
-    '--handler=sqlite',
-    // FerretDB wants an existing directory, given as a URI ending in "/".
-    `--sqlite-url=${pathToFileURL(sqliteDir + path.sep).href}`,
+    ...storage,
     `--listen-addr=${LOOPBACK}:${port}`,
     `--state-dir=${stateDir}`,
     // "-" turns off the metrics/pprof listener, which would otherwise claim 127.0.0.1:8088.
@@ -348,6 +378,137 @@ async function serverHandle(child, port, source) {
     throw err;
   }
   return { url: `mongodb://${LOOPBACK}:${port}/`, stop: () => child.stop(), source };
+}
+
+// --- PostgreSQL for FerretDB: a cluster of our own in <dataDir>/postgres, on loopback ---------
+
+const PG_USER = 'ferretdb';
+// The database initdb creates; FerretDB keeps each MongoDB database in a schema of its own there.
+const PG_DB = 'postgres';
+
+// Debian puts the server binaries in /usr/lib/postgresql/<major>/bin, not on the PATH.
+function findPostgresBin() {
+  const onPath = which('initdb');
+  // The real folder: a link on the PATH (/usr/local/bin/initdb) may not have postgres beside it.
+  if (onPath && isExecutable(path.join(path.dirname(fs.realpathSync(onPath)), 'postgres'))) return path.dirname(fs.realpathSync(onPath));
+  const base = '/usr/lib/postgresql';
+  const majors = fs.existsSync(base)
+    ? fs
+        .readdirSync(base)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => b - a)
+    : [];
+  for (const major of majors) {
+    const dir = path.join(base, major, 'bin');
+    if (isExecutable(path.join(dir, 'initdb')) && isExecutable(path.join(dir, 'postgres'))) return dir;
+  }
+  return null;
+}
+
+async function installPostgres(log) {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !which('apt-get')) throw new Error('postgresql is not installed (Debian/Ubuntu: `sudo apt-get install postgresql`)');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const started = Date.now();
+  log('postgresql is missing; running `apt-get update` and `apt-get install -y postgresql`');
+  await run('apt-get', ['update'], { env, timeoutMs: 10 * 60 * 1000 });
+  await run('apt-get', ['install', '-y', 'postgresql'], { env, timeoutMs: 10 * 60 * 1000 });
+  log(`installed postgresql in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+// PostgreSQL refuses to run as root. As root we run it as the `postgres` account Debian's package
+// creates, which must then be able to reach its folder: the folders above it get o+x (enter, not list).
+function postgresAccount() {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
+  if (!line) throw new Error('running as root and there is no `postgres` account to run PostgreSQL as');
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+function letAccountIn(dir, account) {
+  for (let d = path.dirname(dir); d !== path.dirname(d); d = path.dirname(d)) {
+    const { mode } = fs.statSync(d);
+    if ((mode & 0o001) === 0) fs.chmodSync(d, mode | 0o001);
+  }
+  fs.chownSync(dir, account.uid, account.gid);
+}
+
+async function ensurePostgres(dataDir, log) {
+  let binDir = findPostgresBin();
+  if (!binDir) {
+    await installPostgres(log);
+    binDir = findPostgresBin();
+    if (!binDir) throw new Error('initdb is still not found after installing postgresql');
+  }
+  const account = postgresAccount();
+  const clusterDir = path.join(dataDir, 'postgres');
+  const fresh = !fs.existsSync(path.join(clusterDir, 'PG_VERSION'));
+  fs.mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
+  if (account) letAccountIn(clusterDir, account);
+  const asAccount = account ? { uid: account.uid, gid: account.gid } : {};
+  // Only the server's own variables are cleared; HOME etc. stay (initdb reads no config from them).
+  const env = { ...withoutPrefixed(process.env, 'PG'), LC_ALL: 'C' };
+  if (fresh) {
+    const started = Date.now();
+    // trust on loopback: the cluster listens on 127.0.0.1 only, like FerretDB in front of it,
+    // which itself takes no credentials here; nothing else has a socket to it.
+    await runAs(path.join(binDir, 'initdb'), ['-D', clusterDir, '-U', PG_USER, '--auth=trust', '--encoding=UTF8', '--no-sync'], {
+      env,
+      ...asAccount,
+    });
+    log(`created a PostgreSQL cluster in ${clusterDir} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  const port = await freePort();
+  log(`starting PostgreSQL (${path.basename(path.dirname(binDir))}) on ${LOOPBACK}:${port} (data ${clusterDir})`);
+  const child = startChild({
+    name: 'postgres',
+    cmd: path.join(binDir, 'postgres'),
+    args: [
+      '-D',
+      clusterDir,
+      '-p',
+      String(port),
+      '-c',
+      `listen_addresses=${LOOPBACK}`,
+      // TCP only: no socket file in /var/run/postgresql (which may not exist or not be ours).
+      '-c',
+      'unix_socket_directories=',
+      // A development database: a crash may lose the last commits, never consistency.
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'max_connections=200',
+    ],
+    env,
+    logFile: path.join(dataDir, 'postgres.log'),
+    log,
+    ...asAccount,
+  });
+  const handle = await serverHandle(child, port, 'postgres');
+  return { url: `postgres://${PG_USER}@${LOOPBACK}:${port}/${PG_DB}`, stop: handle.stop };
+}
+
+function runAs(cmd, args, { env, uid, gid }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env, uid, gid, cwd: '/', stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output = (output + c).slice(-8192)));
+    child.stderr.on('data', (c) => (output = (output + c).slice(-8192)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(output);
+      else reject(new Error(`\`${path.basename(cmd)} ${args.join(' ')}\` failed (exit code ${code})\n${lastLines(output)}`));
+    });
+  });
 }
 
 // --- FerretDB binary, built once per machine and version -----------------------------------

@@ -15,6 +15,7 @@ export interface IdentityConfig extends BaseConfig, AbuseConfig {
   PASSWORD_MIN_LENGTH: number;
   BCRYPT_ROUNDS: number;
   HASH_WORKERS: number;
+  HASH_WORKER_NICE: number;
   AMQP_URL: string;
   RESET_LINK_ORIGINS: string[];
   RESET_DEFAULT_PAGE: string;
@@ -108,8 +109,16 @@ export const identityConfigSchema = baseConfigSchema.keys({
     .integer()
     .min(1)
     .max(64)
-    .default(Math.max(1, availableParallelism() - 1))
-    .description('Worker threads that hash and compare passwords (default: one core left for the event loop).'),
+    .default(availableParallelism())
+    .description('Worker threads that hash and compare passwords (default: one per core, behind the event loops by HASH_WORKER_NICE).'),
+  HASH_WORKER_NICE: Joi.number()
+    .integer()
+    .min(0)
+    .max(19)
+    .default(19)
+    .description(
+      'How much lower the scheduling priority of the hashing threads is (Linux nice increment, 0–19): a busy core serves event loops first and hashes with what is left.',
+    ),
   AMQP_URL: Joi.string()
     .uri({ scheme: ['amqp', 'amqps'] })
     .required()

@@ -58,7 +58,12 @@ export interface Identity {
 export function createIdentity({ config, logger, metrics = createMetrics(), amqpOptions, abuseProtection = true }: IdentityWiring): Identity {
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
   const users = new MongoUserRepository(mongo.db);
-  const hasher = createPasswordHasher({ rounds: config.BCRYPT_ROUNDS, workers: config.HASH_WORKERS, maxQueue: config.HASH_QUEUE_MAX });
+  const hasher = createPasswordHasher({
+    rounds: config.BCRYPT_ROUNDS,
+    workers: config.HASH_WORKERS,
+    nice: config.HASH_WORKER_NICE,
+    maxQueue: config.HASH_QUEUE_MAX,
+  });
   const redis = createRedis(config.REDIS_URL, logger);
   const abuse = abuseProtection ? wireAbuseProtection({ config, logger, metrics, hasher, redis }) : undefined;
   const sessions = new MongoSessionRepository(mongo.db);

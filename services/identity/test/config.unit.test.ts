@@ -32,7 +32,8 @@ describe('identity config', () => {
       REFRESH_TOKEN_TTL_SECONDS: 2_592_000,
       PASSWORD_MIN_LENGTH: 8,
       BCRYPT_ROUNDS: 10,
-      HASH_WORKERS: Math.max(1, availableParallelism() - 1),
+      HASH_WORKERS: availableParallelism(),
+      HASH_WORKER_NICE: 19,
     });
   });
 

@@ -9,15 +9,21 @@ import { identityErrors } from '../errors';
 const WORKER_FILE = path.resolve(__dirname, '..', '..', 'workers', 'password.worker.cjs');
 
 /**
+ * `nice`: the Linux nice increment of the worker threads (0 = the event loop's priority).
  * `maxQueue`: tasks that may wait for a worker. Past it a check is refused at once with a 503 and
  * `Retry-After` instead of growing a queue whose tail would only be served after its clients gave
  * up (which also keeps every other request's latency bounded).
  */
-export function createPasswordHasher(options: { rounds: number; workers: number; maxQueue?: number }): PasswordHasher {
+export function createPasswordHasher(options: { rounds: number; workers: number; nice?: number; maxQueue?: number }): PasswordHasher {
   const pool = new Piscina({
     filename: WORKER_FILE,
     minThreads: options.workers,
     maxThreads: options.workers,
+    // One worker per core can hash at full speed and still never delay a request: at a lower
+    // priority (Linux nice, per thread) a hashing thread gets a core only when no event loop
+    // wants it. Without it, cores − 1 workers was the only safe size, a third of the machine idle
+    // under a sign-in flood on two cores.
+    niceIncrement: options.nice ?? 0,
   });
   // Counted here, not with piscina's maxQueue: piscina keeps tasks that carry an AbortSignal in a
   // queue of their own, which its maxQueue does not bound.

@@ -1,0 +1,625 @@
+#!/usr/bin/env node
+'use strict';
+// The benchmark: what the gateway hop costs, how much of the machine sign-in uses, and how the
+// database holds up with 10,000 users and articles, as ratios measured in one run.
+//
+//   npx tsc -b && npm run bench [-- --seconds 5] [--rows 10000] [--url http://127.0.0.1:9000]
+//
+// Without --url it starts a stack of its own (scripts/lib/stack.cjs) on free loopback ports, with
+// a MongoDB-compatible server, RabbitMQ and Redis from scripts/lib/backing.cjs (MONGODB_URL,
+// AMQP_URL and REDIS_URL are honoured), and stops all of it at the end. Its rate limits are set
+// far above what loopback can send, because the bench measures throughput and a limit would only
+// turn it into 429s; everything else is the default, logging included. BCRYPT_ROUNDS is 10.
+//
+// With --url it uses a running stack: MASTER_KEY from the environment or .env, the services at
+// --identity-url / --articles-url (default: their registry ports). Its rate limits then apply.
+// It writes users and articles into that stack's databases (MONGODB_URL, default
+// mongodb://127.0.0.1:27017/, databases identity and articles) and does not remove them.
+//
+// Traffic goes to 127.0.0.1 only; every phase is bounded by --seconds. --only 2 (or 1,3) runs
+// some of the four parts; --profile <dir> has the gateway and articles write CPU profiles there
+// (open them in Chrome DevTools, or summarise them with bench/profile-top.cjs). The services' own variables (HASH_WORKERS, …) pass through from the
+// environment, to compare settings; RESTGATE_FERRETDB_BACKEND=sqlite|postgresql picks FerretDB's storage.
+
+const { Worker } = require('node:worker_threads');
+const { randomBytes } = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const HOST = '127.0.0.1';
+const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+function argValue(name) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? undefined : process.argv[i + 1];
+}
+
+function numberOption(name, fallback, max) {
+  const raw = argValue(name);
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || value > max) throw new Error(`--${name} must be a number in (0, ${max}]`);
+  return value;
+}
+
+function loopbackUrl(name, fallback) {
+  const raw = argValue(name) ?? fallback;
+  if (raw === undefined) return undefined;
+  const url = new URL(raw);
+  // Loopback only: a benchmark must never flood someone else's server.
+  if (url.hostname !== HOST && url.hostname !== 'localhost') throw new Error(`--${name} must be on ${HOST}`);
+  return url.origin;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP helpers
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+
+function request(base, { method = 'GET', path: urlPath, headers = {}, body, agent: chosen = agent }) {
+  const url = new URL(urlPath, base);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: url.hostname, port: url.port, method, path: url.pathname + url.search, agent: chosen, headers },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${urlPath} timed out`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function jsonBody(value) {
+  const body = JSON.stringify(value);
+  return { body, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } };
+}
+
+function percentile(sorted, q) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+function stats(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { n: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1] ?? NaN };
+}
+
+/** autocannon for `seconds`; returns req/s of the expected status, p50/p99 in ms, and the others. */
+async function cannon(base, { path: urlPath, method = 'GET', headers, body, connections = 10, seconds, expect = 200 }) {
+  const autocannon = require('autocannon');
+  // autocannon sets Content-Length itself; a second one would be a malformed request.
+  const ownHeaders = Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => name !== 'content-length'));
+  const result = await autocannon({
+    url: new URL(urlPath, base).href,
+    method,
+    headers: ownHeaders,
+    body,
+    connections,
+    duration: seconds,
+  });
+  const good = result.statusCodeStats?.[String(expect)]?.count ?? 0;
+  // Fail loudly rather than measure errors: a 429 or 500 here would make any number meaningless.
+  const unexpected = Object.entries(result.statusCodeStats ?? {}).filter(([status]) => status !== String(expect));
+  if (unexpected.length > 0 || result.errors > result.timeouts) {
+    throw new Error(`${method} ${urlPath}: expected ${expect}, got ${JSON.stringify(result.statusCodeStats)} (errors ${result.errors})`);
+  }
+  // Too slow to answer within the phase is a result (the SQLite backend at 10,000 rows), not a failure.
+  if (good === 0) return { rps: 0, p50: NaN, p99: NaN, requests: 0 };
+  return { rps: good / seconds, p50: result.latency.p50, p99: result.latency.p99, requests: good };
+}
+
+/**
+ * CPU time (user + system) a process has used, in microseconds, from /proc; null where there is
+ * none. Per request, it is the measure a busy shared machine disturbs least: throughput and
+ * latency also depend on who else wants the cores.
+ */
+function cpuMicros(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs `fn`, returning its result and the CPU microseconds each of `pids` used meanwhile. */
+async function withCpu(pids, fn) {
+  const before = pids.map(cpuMicros);
+  const result = await fn();
+  const used = pids.map((pid, i) => (before[i] === null ? NaN : cpuMicros(pid) - before[i]));
+  return { result, used };
+}
+
+/** Requests at a fixed rate (one at a time per tick, keep-alive), timed with hrtime: sub-millisecond p50. */
+async function paced(base, { path: urlPath, rate, seconds, expect = 200 }) {
+  const paceAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  const samples = [];
+  const interval = 1000 / rate;
+  const started = performance.now();
+  const pending = [];
+  try {
+    for (let i = 0; performance.now() - started < seconds * 1000; i += 1) {
+      const due = started + i * interval;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      const t = process.hrtime.bigint();
+      pending.push(
+        request(base, { path: urlPath, agent: paceAgent }).then((res) => {
+          if (res.status !== expect) throw new Error(`${urlPath}: expected ${expect}, got ${res.status}`);
+          samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+        }),
+      );
+    }
+    await Promise.all(pending);
+  } finally {
+    paceAgent.destroy();
+  }
+  return stats(samples);
+}
+
+/** GET `urlPath` every 20 ms while `running()`; latencies in ms. */
+async function probe(base, urlPath, running) {
+  const probeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const samples = [];
+  try {
+    while (running()) {
+      const t = process.hrtime.bigint();
+      const res = await request(base, { path: urlPath, agent: probeAgent });
+      if (res.status !== 200) throw new Error(`${urlPath} answered ${res.status}`);
+      samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+      await sleep(20);
+    }
+  } finally {
+    probeAgent.destroy();
+  }
+  return stats(samples);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw bcryptjs capacity: one worker thread per core, each comparing for `seconds`.
+
+const BCRYPT_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const bcrypt = require(workerData.bcryptPath);
+const hash = bcrypt.hashSync('bench-password-123', workerData.rounds);
+let n = 0;
+const end = Date.now() + workerData.ms;
+while (Date.now() < end) { bcrypt.compareSync('bench-password-123', hash); n += 1; }
+parentPort.postMessage(n);
+`;
+
+async function rawBcryptCapacity(seconds, rounds) {
+  const bcryptPath = require.resolve('bcryptjs', { paths: [path.join(ROOT, 'services', 'identity')] });
+  const threads = os.availableParallelism();
+  const counts = await Promise.all(
+    Array.from(
+      { length: threads },
+      () =>
+        new Promise((resolve, reject) => {
+          const w = new Worker(BCRYPT_WORKER, { eval: true, workerData: { bcryptPath, rounds, ms: seconds * 1000 } });
+          w.once('message', resolve);
+          w.once('error', reject);
+        }),
+    ),
+  );
+  return { threads, perSecond: counts.reduce((a, b) => a + b, 0) / seconds };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The stack
+
+function readDotEnv() {
+  try {
+    return Object.fromEntries(
+      fs
+        .readFileSync(path.join(ROOT, '.env'), 'utf8')
+        .split('\n')
+        .map((l) => l.match(/^([A-Z_][A-Z0-9_]*)=(.*)$/))
+        .filter(Boolean)
+        .map((m) => [m[1], m[2]]),
+    );
+  } catch {
+    return {};
+  }
+}
+
+async function ownStack(cleanups, profileDir) {
+  const backing = require('../scripts/lib/backing.cjs');
+  const stackLib = require('../scripts/lib/stack.cjs');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-bench-'));
+  cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const mongo = await backing.ensureMongo({ dataDir, log });
+  cleanups.push(() => mongo.stop());
+  const rabbit = await backing.ensureRabbit({ dataDir, log });
+  cleanups.push(() => rabbit.stop());
+  const redis = await backing.ensureRedis({ dataDir, log });
+  cleanups.push(() => redis.stop());
+
+  const suffix = randomBytes(4).toString('hex');
+  const secret = () => randomBytes(32).toString('hex');
+  const masterKey = secret();
+  const ports = {};
+  for (const def of [stackLib.GATEWAY, ...stackLib.SERVICES]) ports[def.name] = await backing.freePort();
+  const dbNames = Object.fromEntries(stackLib.SERVICES.filter((d) => d.owns?.database).map((d) => [d.name, `bench_${d.name}_${suffix}`]));
+  const unlimited = '100000000/60';
+  const stack = await stackLib.startStack({
+    env: {
+      // What `npm start` runs (production would refuse a broker with the default password).
+      NODE_ENV: 'development',
+      MASTER_KEY: masterKey,
+      JWT_SECRET: secret(),
+      PRINCIPAL_SECRET: secret(),
+      MONGODB_URL: mongo.url,
+      AMQP_URL: rabbit.url,
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: `bench-${suffix}`,
+      TOPOLOGY_PREFIX: `bench-${suffix}.`,
+      SMTP_URL: '',
+      OUTBOX_DIR: path.join(dataDir, 'outbox'),
+      BCRYPT_ROUNDS: '10',
+      // Loopback throughput, not abuse: limits far above anything this machine can send.
+      RATE_LIMIT_ALL: unlimited,
+      RATE_LIMIT_CREDENTIALS: unlimited,
+      RATE_LIMIT_SIGN_UP: unlimited,
+      HASH_QUEUE_MAX: '64',
+    },
+    ports,
+    logDir: path.join(dataDir, 'logs'),
+    serviceEnv: {
+      ...Object.fromEntries(Object.entries(dbNames).map(([name, db]) => [name, { MONGODB_DB: db }])),
+      // --profile <dir>: the gateway and articles write V8 CPU profiles there when they stop.
+      ...(profileDir && {
+        gateway: { NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile.cjs')}`, RESTGATE_CPU_PROFILE_DIR: profileDir },
+        articles: {
+          MONGODB_DB: dbNames.articles,
+          NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile.cjs')}`,
+          RESTGATE_CPU_PROFILE_DIR: profileDir,
+        },
+      }),
+    },
+    log,
+  });
+  cleanups.push(() => stack.stop());
+  const url = (name) => `http://${HOST}:${ports[name]}`;
+  return {
+    gateway: stack.gatewayUrl,
+    identity: url('identity'),
+    articles: url('articles'),
+    masterKey,
+    mongoUrl: mongo.url,
+    dbNames,
+    pids: Object.fromEntries(stack.processes.map((p) => [p.name, p.pid])),
+  };
+}
+
+function runningStack() {
+  const env = { ...readDotEnv(), ...process.env };
+  if (!env.MASTER_KEY) throw new Error('--url needs MASTER_KEY (in the environment or .env)');
+  return {
+    gateway: loopbackUrl('url'),
+    identity: loopbackUrl('identity-url', `http://${HOST}:9001`),
+    articles: loopbackUrl('articles-url', `http://${HOST}:9002`),
+    masterKey: env.MASTER_KEY,
+    mongoUrl: env.MONGODB_URL || 'mongodb://127.0.0.1:27017/',
+    dbNames: { identity: env.IDENTITY_DB || 'identity', articles: env.ARTICLES_DB || 'articles' },
+    pids: {},
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data
+
+async function signUp(stack, email, password) {
+  const { body, headers } = jsonBody({ email, password, access_token: stack.masterKey });
+  const res = await request(stack.gateway, { method: 'POST', path: '/users', headers, body });
+  if (res.status !== 201) throw new Error(`POST /users answered ${res.status}: ${res.body}`);
+  return JSON.parse(res.body);
+}
+
+async function signIn(stack, email, password) {
+  const { body, headers } = jsonBody({ access_token: stack.masterKey });
+  const res = await request(stack.gateway, {
+    method: 'POST',
+    path: '/auth',
+    headers: { ...headers, authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` },
+    body,
+  });
+  if (res.status !== 201) throw new Error(`POST /auth answered ${res.status}: ${res.body}`);
+  return JSON.parse(res.body).token;
+}
+
+async function createArticle(stack, token, title) {
+  const { body, headers } = jsonBody({ title, content: 'Benchmark article. '.repeat(20), access_token: token });
+  const res = await request(stack.gateway, { method: 'POST', path: '/articles', headers, body });
+  if (res.status !== 201) throw new Error(`POST /articles answered ${res.status}: ${res.body}`);
+  return JSON.parse(res.body);
+}
+
+/**
+ * Copies of one user and one article made through the API, inserted straight into the services'
+ * databases (the API would spend minutes hashing 10,000 passwords); every user has the password.
+ */
+async function loadRows(db, template, count, vary) {
+  const { ObjectId } = require('mongodb');
+  const collection = db.collection(template.collection);
+  const doc = await collection.findOne({ _id: new ObjectId(template.id) });
+  if (!doc) throw new Error(`${template.collection} ${template.id} not found in ${db.databaseName}`);
+  const base = Date.now() - count * 1000;
+  for (let done = 0; done < count;) {
+    const batch = [];
+    for (let i = 0; i < 1000 && done < count; i += 1, done += 1) {
+      const at = new Date(base + done * 1000);
+      batch.push({ ...doc, _id: new ObjectId(), ...vary(done), createdAt: at, updatedAt: at });
+    }
+    await collection.insertMany(batch, { ordered: false });
+  }
+}
+
+/** p50 of `fn` run sequentially `n` times, in ms. */
+async function timeSequential(n, fn) {
+  const samples = [];
+  for (let i = 0; i < n; i += 1) {
+    const t = process.hrtime.bigint();
+    await fn(i);
+    samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return stats(samples);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+const rows = [];
+const f1 = (n) => (Number.isFinite(n) ? n.toFixed(n >= 100 ? 0 : n >= 10 ? 1 : 2) : '–');
+function row(section, what, value, note = '') {
+  rows.push([section, what, value, note]);
+  log(`${section} | ${what} | ${value} ${note}`);
+}
+function printTable() {
+  const head = ['part', 'measure', 'value', 'note'];
+  const lines = [head, head.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function loadAverage() {
+  return os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const seconds = numberOption('seconds', 5, 60);
+  const count = numberOption('rows', 10_000, 1_000_000);
+  // --only 2 or --only 1,3: some parts (the setup of the later ones still runs).
+  const only = argValue('only')?.split(',');
+  const part = (n) => !only || only.includes(String(n));
+  if (!argValue('url') && !fs.existsSync(path.join(ROOT, 'gateway', 'dist', 'start.js'))) {
+    throw new Error('not built: run `npx tsc -b` first');
+  }
+  const cleanups = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch((err) => log(`cleanup: ${err.message}`));
+  };
+  process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
+  const { MongoClient } = require('mongodb');
+
+  try {
+    const stack = argValue('url') ? runningStack() : await ownStack(cleanups, argValue('profile') && path.resolve(argValue('profile')));
+    const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+    log(`gateway ${stack.gateway}, identity ${stack.identity}, articles ${stack.articles}`);
+    if (process.env.HASH_WORKERS || process.env.HASH_WORKER_NICE) {
+      row(
+        'machine',
+        'HASH_WORKERS / HASH_WORKER_NICE',
+        `${process.env.HASH_WORKERS ?? 'default'} / ${process.env.HASH_WORKER_NICE ?? 'default'}`,
+      );
+    }
+    row('machine', 'cores, model', `${os.availableParallelism()}`, cpu);
+    row('machine', 'load average at start', await loadAverage());
+
+    const email = `bench.${randomBytes(4).toString('hex')}@example.test`;
+    const password = 'bench-password-123';
+    const user = await signUp(stack, email, password);
+    const token = await signIn(stack, email, password);
+    const article = await createArticle(stack, token, 'Benchmark article 0');
+
+    // (1) the gateway hop. A/B rounds, so a neighbour's burst hits both sides alike.
+    const hop = async (urlPath, expect, connections) => {
+      const direct = [];
+      const through = [];
+      const cpu = { direct: 0, directN: 0, gateway: 0, upstream: 0, throughN: 0 };
+      const pids = [stack.pids.gateway, stack.pids.articles];
+      const half = Math.max(1, Math.round(seconds / 2));
+      for (let round = 0; round < 2; round += 1) {
+        const d = await withCpu(pids, () => cannon(stack.articles, { path: urlPath, expect, connections, seconds: half }));
+        direct.push(d.result);
+        cpu.direct += d.used[1];
+        cpu.directN += d.result.requests;
+        const g = await withCpu(pids, () => cannon(stack.gateway, { path: urlPath, expect, connections, seconds: half }));
+        through.push(g.result);
+        cpu.gateway += g.used[0];
+        cpu.upstream += g.used[1];
+        cpu.throughN += g.result.requests;
+      }
+      const mean = (xs, k) => xs.reduce((a, x) => a + x[k], 0) / xs.length;
+      const d = { rps: mean(direct, 'rps'), p50: mean(direct, 'p50'), p99: mean(direct, 'p99') };
+      const g = { rps: mean(through, 'rps'), p50: mean(through, 'p50'), p99: mean(through, 'p99') };
+      const label = `GET ${urlPath.replace(article.id, ':id')} (${connections} conn.)`;
+      row('1 hop', `${label} direct req/s, p50/p99 ms`, `${f1(d.rps)}`, `${f1(d.p50)} / ${f1(d.p99)}`);
+      row('1 hop', `${label} gateway req/s, p50/p99 ms`, `${f1(g.rps)}`, `${f1(g.p50)} / ${f1(g.p99)}`);
+      row('1 hop', `${label} gateway / direct`, `**${(g.rps / d.rps).toFixed(2)}×**`, `load ${await loadAverage()}`);
+      if (stack.pids.gateway) {
+        row(
+          '1 hop',
+          `${label} CPU µs per request: articles direct; gateway + articles through it`,
+          `${f1(cpu.direct / cpu.directN)}; ${f1(cpu.gateway / cpu.throughN)} + ${f1(cpu.upstream / cpu.throughN)}`,
+        );
+      }
+    };
+    // A malformed id is a 404 before any database call.
+    if (part(1)) await hop('/articles/not-an-id', 404, 10);
+    if (part(1)) await hop(`/articles/${article.id}`, 200, 20);
+    if (part(1) && stack.pids.articles) {
+      // The floor: the least a Node proxy can do (http.request piped both ways, keep-alive).
+      const { spawn } = require('node:child_process');
+      const port = await require('../scripts/lib/backing.cjs').freePort();
+      const bare = spawn(process.execPath, [path.join(__dirname, 'bare-proxy.cjs'), String(port), stack.articles], { stdio: 'ignore' });
+      cleanups.push(async () => bare.kill());
+      for (let tries = 0; tries < 50; tries += 1) {
+        const up = await request(`http://${HOST}:${port}`, { path: '/health' }).then(
+          () => true,
+          () => false,
+        );
+        if (up) break;
+        await sleep(100);
+      }
+      const b = await withCpu([bare.pid, stack.pids.articles], () =>
+        cannon(`http://${HOST}:${port}`, { path: '/articles/not-an-id', expect: 404, connections: 10, seconds }),
+      );
+      row(
+        '1 hop',
+        'bare Node proxy: req/s; CPU µs per request proxy + articles',
+        `${f1(b.result.rps)}`,
+        `${f1(b.used[0] / b.result.requests)} + ${f1(b.used[1] / b.result.requests)}`,
+      );
+    }
+    if (part(1)) {
+      const pacedDirect = await paced(stack.articles, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
+      const pacedGateway = await paced(stack.gateway, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
+      row('1 hop', 'GET /articles/not-an-id at 200 req/s: p50 direct / gateway ms', `${f1(pacedDirect.p50)} / ${f1(pacedGateway.p50)}`);
+      row(
+        '1 hop',
+        'gateway-added p50 at 200 req/s',
+        `**${(pacedGateway.p50 - pacedDirect.p50).toFixed(2)} ms**`,
+        `load ${await loadAverage()}`,
+      );
+    }
+
+    // (2) sign-in vs the machine's raw bcryptjs capacity, /health during the flood.
+    const signInRequest = {
+      method: 'POST',
+      path: '/auth',
+      ...jsonBody({ access_token: stack.masterKey }),
+      expect: 201,
+    };
+    signInRequest.headers = { ...signInRequest.headers, authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` };
+    if (part(2)) {
+      const raw = await rawBcryptCapacity(seconds, 10);
+      row('2 sign-in', `raw bcryptjs cost 10, ${raw.threads} threads`, `${f1(raw.perSecond)} compares/s`, `load ${await loadAverage()}`);
+      let flooding = true;
+      const identityHealth = probe(stack.identity, '/health', () => flooding);
+      const gatewayHealth = probe(stack.gateway, '/health', () => flooding);
+      const flood = await cannon(stack.gateway, { ...signInRequest, connections: 8, seconds }).finally(() => {
+        flooding = false;
+      });
+      const [ih, gh] = await Promise.all([identityHealth, gatewayHealth]);
+      row('2 sign-in', 'POST /auth (8 conn.) sign-ins/s, p50/p99 ms', `${f1(flood.rps)}`, `${f1(flood.p50)} / ${f1(flood.p99)}`);
+      row('2 sign-in', 'sign-ins/s / raw capacity', `**${(flood.rps / raw.perSecond).toFixed(2)}×**`, `load ${await loadAverage()}`);
+      row(
+        '2 sign-in',
+        'GET /health p99 during the flood, identity / gateway',
+        `**${f1(ih.p99)} / ${f1(gh.p99)} ms**`,
+        `p50 ${f1(ih.p50)} / ${f1(gh.p50)}, max ${f1(ih.max)} / ${f1(gh.max)}`,
+      );
+    }
+
+    // (3) list and create
+    if (part(3)) {
+      const list = await cannon(stack.gateway, { path: '/articles?limit=30', connections: 20, seconds });
+      row('3 list/create', 'GET /articles?limit=30 (20 conn.) req/s, p50/p99 ms', `${f1(list.rps)}`, `${f1(list.p50)} / ${f1(list.p99)}`);
+      const create = await cannon(stack.gateway, {
+        method: 'POST',
+        path: '/articles',
+        ...jsonBody({ title: 'Bench', content: 'Benchmark article. '.repeat(20), access_token: token }),
+        connections: 20,
+        seconds,
+        expect: 201,
+      });
+      row('3 list/create', 'POST /articles (20 conn.) req/s, p50/p99 ms', `${f1(create.rps)}`, `${f1(create.p50)} / ${f1(create.p99)}`);
+    }
+
+    // (4) with `count` users and articles loaded
+    if (part(4)) {
+      const client = new MongoClient(stack.mongoUrl);
+      cleanups.push(() => client.close());
+      const identityDb = client.db(stack.dbNames.identity);
+      const articlesDb = client.db(stack.dbNames.articles);
+      const loadStarted = Date.now();
+      await loadRows(identityDb, { collection: 'users', id: user.id }, count, (i) => ({
+        email: `loaded.${i}@example.test`,
+        name: `loaded ${i}`,
+      }));
+      await loadRows(articlesDb, { collection: 'articles', id: article.id }, count, (i) => ({ title: `Loaded article ${i}` }));
+      row('4 loaded', `rows loaded (users + articles)`, `${count} + ${count}`, `${((Date.now() - loadStarted) / 1000).toFixed(1)} s`);
+      const { ObjectId } = require('mongodb');
+      // Rows from the middle: a scan (FerretDB's SQLite backend uses no index) reads half the collection.
+      const early = await articlesDb
+        .collection('articles')
+        .find({ title: `Loaded article ${Math.floor(count / 2)}` })
+        .limit(1)
+        .next();
+      const middleEmail = `loaded.${Math.floor(count / 2)}@example.test`;
+      const byEmail = await timeSequential(100, () => identityDb.collection('users').findOne({ email: middleEmail }));
+      const byId = await timeSequential(100, () => articlesDb.collection('articles').findOne({ _id: new ObjectId(early._id) }));
+      row('4 loaded', 'database part: users.findOne({ email }) p50/p99 ms', `**${f1(byEmail.p50)}**`, f1(byEmail.p99));
+      row('4 loaded', 'database part: articles.findOne({ _id }) p50/p99 ms', `**${f1(byId.p50)}**`, f1(byId.p99));
+      const loadedSignIn = await cannon(stack.gateway, {
+        ...signInRequest,
+        headers: { ...signInRequest.headers, authorization: `Basic ${Buffer.from(`${middleEmail}:${password}`).toString('base64')}` },
+        connections: 8,
+        seconds,
+      });
+      row(
+        '4 loaded',
+        'POST /auth (8 conn.) sign-ins/s, p50/p99 ms',
+        `${f1(loadedSignIn.rps)}`,
+        `${f1(loadedSignIn.p50)} / ${f1(loadedSignIn.p99)}`,
+      );
+      const loadedGet = await cannon(stack.gateway, { path: `/articles/${early._id.toHexString()}`, connections: 20, seconds });
+      row(
+        '4 loaded',
+        'GET /articles/:id (20 conn.) req/s, p50/p99 ms',
+        `${f1(loadedGet.rps)}`,
+        `${f1(loadedGet.p50)} / ${f1(loadedGet.p99)}`,
+      );
+      // One listing at a time: what a single reader waits for (a sorted page and its count).
+      const oneList = await timeSequential(5, async () => {
+        const res = await request(stack.gateway, { path: '/articles?limit=30&page=2' });
+        if (res.status !== 200) throw new Error(`GET /articles answered ${res.status}`);
+      });
+      row('4 loaded', 'GET /articles?limit=30&page=2 alone, p50/max ms', `${f1(oneList.p50)}`, f1(oneList.max));
+      const loadedList = await cannon(stack.gateway, { path: '/articles?limit=30&page=2', connections: 20, seconds });
+      row(
+        '4 loaded',
+        'GET /articles?limit=30&page=2 (20 conn.) req/s, p50/p99 ms',
+        `${f1(loadedList.rps)}`,
+        `${f1(loadedList.p50)} / ${f1(loadedList.p99)}`,
+      );
+    }
+    row('machine', 'load average at end', await loadAverage());
+  } finally {
+    if (rows.length > 0) printTable();
+    agent.destroy();
+    await cleanup();
+  }
+}
+
+main().catch((err) => {
+  log(`error: ${err.stack || err.message}`);
+  process.exitCode = 1;
+});
