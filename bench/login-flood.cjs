@@ -95,7 +95,7 @@ async function main() {
   const concurrency = option('concurrency', 8, 64);
   if (!fs.existsSync(START_JS)) throw new Error(`${path.relative(ROOT, START_JS)} is missing: run \`npx tsc -b\` first`);
   const { signPrincipal } = require('@restgate/shared');
-  const { ensureMongo } = require('../scripts/lib/backing.cjs');
+  const { ensureMongo, ensureRedis } = require('../scripts/lib/backing.cjs');
   const { MongoClient } = require('mongodb');
 
   const cleanups = [];
@@ -109,6 +109,9 @@ async function main() {
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const mongo = await ensureMongo({ dataDir, log });
     cleanups.push(() => mongo.stop());
+    // Identity keeps its back-off and session revocations in Redis.
+    const redis = await ensureRedis({ dataDir, log });
+    cleanups.push(() => redis.stop());
 
     const port = await freePort();
     const dbName = `bench_identity_${randomBytes(4).toString('hex')}`;
@@ -123,10 +126,11 @@ async function main() {
       MONGODB_DB: dbName,
       // Sign-in never touches the broker; with none running, the outbox relay just keeps retrying.
       AMQP_URL: process.env.AMQP_URL || 'amqp://127.0.0.1:1',
+      REDIS_URL: redis.url,
       PRINCIPAL_SECRET: principalSecret,
       JWT_SECRET: randomBytes(32).toString('hex'),
       BCRYPT_ROUNDS: '10',
-      HASH_WORKERS: process.env.HASH_WORKERS || String(Math.max(1, os.availableParallelism() - 1)),
+      ...(process.env.HASH_WORKERS ? { HASH_WORKERS: process.env.HASH_WORKERS } : {}),
     };
     const child = spawn(process.execPath, [START_JS], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
