@@ -207,6 +207,7 @@ export function passwordResetApi(options: IdentityApiOptions) {
     getPasswordReset: defineSpec<unknown, unknown, { token: string }>({
       method: 'get',
       path: '/password-resets/:token',
+      secretParams: ['token'],
       level: 'public',
       tags,
       summary: 'Whose password a reset token resets; a browser (`Accept: text/html`) gets the reset page instead.',
@@ -220,6 +221,7 @@ export function passwordResetApi(options: IdentityApiOptions) {
     submitPasswordResetForm: defineSpec<{ password?: string; confirmation?: string }, unknown, { token: string }>({
       method: 'post',
       path: '/password-resets/:token',
+      secretParams: ['token'],
       level: 'public',
       tags,
       summary: "The reset page's form: sets the new password and answers a page with the outcome.",
@@ -235,6 +237,7 @@ export function passwordResetApi(options: IdentityApiOptions) {
     completePasswordReset: defineSpec<{ password: string }, unknown, { token: string }>({
       method: 'put',
       path: '/password-resets/:token',
+      secretParams: ['token'],
       level: 'public',
       tags,
       summary: "Set a new password with a reset token. The token is used up, and so are the user's other reset tokens.",
