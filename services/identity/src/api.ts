@@ -48,7 +48,8 @@ type TokenInput = { access_token?: string | string[] };
 const SOCIAL_SETUP: Record<string, string> = {
   facebook:
     'Set `FACEBOOK_APP_ID` and `FACEBOOK_APP_SECRET` (your Facebook app, with Facebook Login) so that only tokens issued to your app sign in; the token needs `email` and `public_profile`.',
-  github: 'The client gets the token from your GitHub OAuth app (or GitHub App), with the `user:email` scope.',
+  github:
+    "Set `GITHUB_CLIENT_ID` and `GITHUB_CLIENT_SECRET` (your GitHub OAuth app) so that only tokens issued to your app sign in (GitHub's token check); the token needs the `user:email` scope.",
   google:
     'Set `GOOGLE_CLIENT_ID` to your OAuth client id(s) so that only tokens issued to them sign in; the token needs the `openid email profile` scopes.',
 };
@@ -67,7 +68,9 @@ const socialSpec = (provider: string, label: string) =>
       400: { description: 'The access token given in more than one place, or an invalid body or query.' },
       401: { description: `No access token, or ${label} refused it, or it was issued to another app.` },
       404: { description: `${label} sign-in is not enabled (\`SOCIAL_PROVIDERS\`): \`route_not_found\`.` },
-      409: { description: `The account with this e-mail is already linked to another ${label} identity.` },
+      409: {
+        description: `The account with this e-mail is already linked to another ${label} identity (\`provider_already_linked\`), or its e-mail was never verified (\`account_email_unverified\`: reset its password, then sign in again).`,
+      },
       422: {
         description: `${label} shared no e-mail (\`provider_email_missing\`) or does not say it is verified (\`provider_email_unverified\`).`,
       },
