@@ -165,6 +165,16 @@ export function userApi(options: IdentityApiOptions) {
     replaceOwnProfile: update('put', '/users/me'),
     changeOwnProfile: update('patch', '/users/me'),
     changeOwnPassword: changePassword('/users/me/password'),
+    // `/users/me` is a path of its own (the docs match it before `/users/{id}`), so every method
+    // that accepts `me` is declared on it: an admin deleting their own account.
+    deleteOwnUser: defineSpec<unknown, unknown, { id?: string }>({
+      method: 'delete',
+      path: '/users/me',
+      level: 'admin',
+      tags: userTags,
+      summary: 'Delete the calling admin\'s own account.',
+      responses: { 204: { description: 'Deleted.' }, 401: unauthorized, 403: forbidden, 404: notFound },
+    }),
     getUser: defineSpec<unknown, unknown, { id: string }>({
       method: 'get',
       path: '/users/:id',
