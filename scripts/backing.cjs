@@ -9,7 +9,7 @@
 // until SIGINT or SIGTERM, then stops whatever it started. Progress goes to stderr.
 
 const path = require('node:path');
-const { ensureMongo, ensureRabbit, ensureRedis } = require('./lib/backing.cjs');
+const { ensureMongo, ensureRabbit, ensureRedis, makePrivate } = require('./lib/backing.cjs');
 
 const log = (msg) => process.stderr.write(`[backing] ${msg}\n`);
 
@@ -34,6 +34,7 @@ async function up() {
   // Nothing else may keep the event loop alive when both services were found rather than started.
   const keepAlive = setInterval(() => {}, 1 << 30);
 
+  makePrivate(dataDir);
   const results = await Promise.allSettled([ensureMongo({ dataDir, log }), ensureRabbit({ dataDir, log }), ensureRedis({ dataDir, log })]);
   const started = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
   const failures = results.filter((r) => r.status === 'rejected').map((r) => r.reason);

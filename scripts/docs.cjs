@@ -69,6 +69,8 @@ async function startOwnStack(cleanups) {
       LOG_LEVEL: 'warn',
       MONGODB_URL: mongo.url,
       AMQP_URL: rabbit.url,
+      // Names of its own even on a broker that AMQP_URL shares with a running stack.
+      TOPOLOGY_PREFIX: `docs-${suffix}.`,
       MASTER_KEY: secret(),
       JWT_SECRET: secret(),
       PRINCIPAL_SECRET: secret(),

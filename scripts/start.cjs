@@ -55,7 +55,7 @@ async function main() {
 
     // Required only now: the backing and stack modules are plain Node too, but the install must
     // come first so that a broken checkout fails there with npm's own message.
-    const { ensureMongo, ensureRabbit, ensureRedis } = require('./lib/backing.cjs');
+    const { ensureMongo, ensureRabbit, ensureRedis, makePrivate } = require('./lib/backing.cjs');
     const { startStack, portsFromEnv, parseLine, levelOf, formatLogLine } = require('./lib/stack.cjs');
 
     envFile = ensureEnvFile(ROOT_DIR);
@@ -66,6 +66,7 @@ async function main() {
     // backing.cjs reads these from process.env; .env may provide them too.
     for (const key of ['MONGODB_URL', 'AMQP_URL', 'REDIS_URL']) if (env[key]) process.env[key] = env[key];
 
+    makePrivate(DATA_DIR);
     const backing = await Promise.allSettled([
       ensureMongo({ dataDir: DATA_DIR, log }),
       ensureRabbit({ dataDir: DATA_DIR, log }),

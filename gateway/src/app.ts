@@ -65,6 +65,8 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
     parseBodies: false,
     // The only public port: its metrics only for the scraper holding the token, a 404 for anyone else.
     metricsAccess: config.METRICS_TOKEN ? { bearer: config.METRICS_TOKEN } : 'closed',
+    // The services' own secret path parameters (a reset token in the path), hidden here as there.
+    secretRoutes: table.flatMap((row) => (row.spec ? [row.spec] : [])),
     configure: (app) => {
       // req.ip: the socket's address, or what a trusted proxy says in X-Forwarded-For.
       app.set('trust proxy', config.TRUSTED_PROXIES || false);

@@ -34,3 +34,28 @@ export function takeJsonAccessToken(body: unknown): { tokens: string[]; rest: un
   if (value === null || value === undefined) return { tokens: [], rest };
   return { tokens: [typeof value === 'string' ? value : JSON.stringify(value)], rest };
 }
+
+/**
+ * How many times `name` is a key of the top-level object of `json`, a text that JSON.parse
+ * already accepted. JSON.parse keeps the last of duplicate keys silently, so a body with two
+ * tokens would otherwise pass as one: the caller refuses it like a token in two places.
+ */
+export function countTopLevelKeys(json: string, name: string): number {
+  let depth = 0;
+  let count = 0;
+  for (let i = 0; i < json.length; i++) {
+    const ch = json[i];
+    if (ch === '{' || ch === '[') depth++;
+    else if (ch === '}' || ch === ']') depth--;
+    else if (ch === '"') {
+      const start = i;
+      for (i++; json[i] !== '"'; i++) if (json[i] === '\\') i++;
+      if (depth !== 1) continue;
+      let next = i + 1;
+      while (/\s/.test(json[next] ?? '')) next++;
+      // A key is a string followed by a colon; escapes (`access\u005ftoken`) count as what they spell.
+      if (json[next] === ':' && JSON.parse(json.slice(start, i + 1)) === name) count++;
+    }
+  }
+  return count;
+}

@@ -17,7 +17,7 @@ import { rewriteForwardHeaders } from './forward-headers';
 import type { PolicyMatcher, PolicyRow } from './policy';
 import { limitAndSign, type LimitCheck } from './rate-limit';
 import { requestIdOf, setForwardBody } from './proxy';
-import { rawBody, readBody, stripBodyTokens } from './request-body';
+import { assertSingleBodyToken, rawBody, readBody, stripBodyTokens } from './request-body';
 
 export interface GateOptions {
   matchRoute: PolicyMatcher;
@@ -62,6 +62,7 @@ function admit(options: GateOptions) {
 
     if (route.level === 'provider') {
       // Social login: the credential is the provider's token, for identity to exchange; untouched.
+      assertSingleBodyToken(req);
       keepAuthorization = true;
     } else {
       const fromQuery = takeAccessTokens(query);

@@ -50,7 +50,9 @@ export type PolicyMatcher = (method: string, path: string) => PolicyRow;
 /**
  * Builds the lookup: the row for `method` + `path` (HEAD is served as GET), a 404 problem for
  * a path no row knows, a 405 with `Allow` for a known path and another method. When several
- * patterns match (`/users/me` and `/users/:id`), the one with fewer parameters wins.
+ * patterns match (`/users/me` and `/users/:id`), the one with fewer parameters wins, for every
+ * method: `/users/me` is its own path, with the methods the API docs list for it, so
+ * `DELETE /users/me` is a 405 whose `Allow` names those methods, not a DELETE of a user "me".
  */
 export function createPolicyMatcher(table: readonly PolicyRow[]): PolicyMatcher {
   const compiled = table
@@ -64,8 +66,9 @@ export function createPolicyMatcher(table: readonly PolicyRow[]): PolicyMatcher 
     .sort((a, b) => a.params - b.params || a.index - b.index);
 
   return (method, path) => {
-    const candidates = compiled.filter((c) => c.test(path) !== false);
-    if (candidates.length === 0) throw errors.routeNotFound(method, path);
+    const matching = compiled.filter((c) => c.test(path) !== false);
+    if (matching.length === 0) throw errors.routeNotFound(method, path);
+    const candidates = matching.filter((c) => c.row.path === matching[0]!.row.path);
     const wanted = (method === 'HEAD' ? 'GET' : method).toUpperCase();
     const hit = candidates.find((c) => c.row.method.toUpperCase() === wanted);
     if (hit) return hit.row;

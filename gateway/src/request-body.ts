@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { assertSupportedBody, errors } from '@restgate/shared';
-import { takeAccessTokens, takeJsonAccessToken } from './credentials';
+import { ACCESS_TOKEN, countTopLevelKeys, takeAccessTokens, takeJsonAccessToken } from './credentials';
 
 /**
  * Reads the whole body as bytes, whatever it is, so the gateway can find `access_token` in it:
@@ -49,13 +49,29 @@ export function stripBodyTokens(req: Request): { tokens: string[]; body: Buffer 
     return { tokens, body: tokens.length ? Buffer.from(rest, 'latin1') : raw };
   }
   // Only JSON is left: assertSupportedBody let nothing else through.
+  const parsed = parseJsonBody(req, raw);
+  const { tokens, rest } = takeJsonAccessToken(parsed);
+  return { tokens, body: rest === parsed ? raw : Buffer.from(JSON.stringify(rest), 'utf8') };
+}
+
+function parseJsonBody(req: Request, raw: Buffer): unknown {
   assertUtf8Json(req);
+  const text = raw.toString('utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
     throw errors.malformedBody('The JSON body could not be parsed.');
   }
-  const { tokens, rest } = takeJsonAccessToken(parsed);
-  return { tokens, body: rest === parsed ? raw : Buffer.from(JSON.stringify(rest), 'utf8') };
+  if (countTopLevelKeys(text, ACCESS_TOKEN) > 1) throw errors.credentialAmbiguous();
+  return parsed;
+}
+
+/**
+ * On provider routes the body goes to identity untouched, and its JSON parser would keep the
+ * last of two `access_token` keys: the gateway refuses such a body here, as on every other route.
+ */
+export function assertSingleBodyToken(req: Request): void {
+  const raw = rawBody(req);
+  if (raw && raw.length > 0 && req.is('application/json')) parseJsonBody(req, raw);
 }

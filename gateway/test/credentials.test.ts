@@ -202,6 +202,35 @@ describe('a token given in more than one place', () => {
   });
 });
 
+describe('a JSON body with access_token twice', () => {
+  const twice = (t: string) => `{"title":"x","access_token":"${t}","access\\u005ftoken":"${t}"}`;
+
+  test.each([
+    ['POST /articles (a user route)', '/articles'],
+    ['POST /auth/github (a provider route, passed through)', '/auth/github'],
+  ])('when %s gets it, then 400 credential_ambiguous and nothing is forwarded', async (_label, path) => {
+    let res!: request.Response;
+    const forwarded = await forwardedDuring(async () => {
+      res = await request(gateway.app).post(path).type('json').send(twice(aUserToken()));
+    });
+
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ status: 400, code: 'credential_ambiguous' });
+    expect(forwarded).toBe(0);
+  });
+
+  test('when access_token is once at the top and once nested, then only the top one counts', async () => {
+    const token = aUserToken();
+    const res = await request(gateway.app)
+      .post('/articles')
+      .type('json')
+      .send(JSON.stringify({ access_token: token, meta: { access_token: 'inner' }, note: 'a "quoted" access_token: x' }));
+
+    expect(res.status).toBe(200);
+    expect(JSON.parse(articles.last().body.toString())).toEqual({ meta: { access_token: 'inner' }, note: 'a "quoted" access_token: x' });
+  });
+});
+
 describe('HTTP Basic and provider tokens', () => {
   const basic = `Basic ${Buffer.from('ann@example.test:secret-123').toString('base64')}`;
 

@@ -139,7 +139,7 @@ describe('mergeOpenApi', () => {
     expect(github.responses['404']).toMatchObject({ description: expect.stringMatching(/does not serve this route/) });
   });
 
-  test("when a disabled route's row carries its service's spec, then it is described from the spec, 404 and how to enable it included", () => {
+  test("when a disabled route's row carries its service's spec, then it is described from the spec, with how to enable it, and answers as it does now: 404, no credential", () => {
     const [row] = POLICY_ROWS.filter((r) => r.method === 'post' && r.path === '/auth/github');
     const merged = mergeOpenApi(parts, [row!]);
     const github = operationsOf(merged)[0]!.op;
@@ -148,9 +148,10 @@ describe('mergeOpenApi', () => {
     expect(github.summary).toMatch(/^Sign in with a GitHub access token/);
     expect(github.summary).not.toMatch(/not described/);
     expect(github.description).toContain('SOCIAL_PROVIDERS');
-    expect(github.responses['201']).toBeDefined();
+    expect(github.description).toMatch(/^\*\*Not enabled in this deployment:\*\* every request answers 404/);
     expect(github.responses['404']).toMatchObject({ description: expect.stringContaining('not enabled') });
-    expect(github.security).toEqual([{ providerToken: [] }]);
+    for (const status of ['201', '401', '409', '422']) expect(github.responses[status]).toBeUndefined();
+    expect(github.security).toEqual([]);
   });
 });
 

@@ -75,6 +75,17 @@ describe('createPolicyMatcher', () => {
     expect(createPolicyMatcher(rows)('GET', '/things/other').level).toBe('public');
   });
 
+  test('a literal path is a path of its own for every method: a method only the parameter has is a 405 naming the literal path\'s methods', () => {
+    const rows: PolicyRow[] = [
+      { method: 'get', path: '/things/mine', level: 'user', upstream: 'articles' },
+      { method: 'get', path: '/things/:id', level: 'public', upstream: 'articles' },
+      { method: 'delete', path: '/things/:id', level: 'admin', upstream: 'articles' },
+    ];
+
+    expect(thrown(() => createPolicyMatcher(rows)('DELETE', '/things/mine'))).toMatchObject({ status: 405, headers: { Allow: 'GET, HEAD' } });
+    expect(createPolicyMatcher(rows)('DELETE', '/things/other').level).toBe('admin');
+  });
+
   test('matches the way Express 5 does: a trailing slash and another case are the same route', () => {
     expect(matchRoute('GET', '/articles/').path).toBe('/articles');
     expect(matchRoute('GET', '/Articles').path).toBe('/articles');

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { startGateway, type TestGateway } from './support/gateway';
-import { aUserToken, TEST_MASTER_KEY } from './support/tokens';
+import { aUserToken, anAdminToken, TEST_MASTER_KEY } from './support/tokens';
 import { startUpstream, type TestUpstream } from './support/upstream';
 
 let identity: TestUpstream;
@@ -108,12 +108,14 @@ describe('routes the gateway does not know', () => {
     expect(res.headers.allow).toBe('GET, PUT, PATCH, DELETE, HEAD');
   });
 
-  test('when /users/me gets a method only /users/:id has, then it is routed (PUT /users/me); an unknown one is a 405 naming both', async () => {
+  test("when /users/me gets a method of its own, then it is routed (PUT, DELETE); another is a 405 naming /users/me's methods", async () => {
     const put = await request(gateway.app).put('/users/me').set('Authorization', `Bearer ${aUserToken()}`).send({ name: 'Ann' });
+    const del = await request(gateway.app).delete('/users/me').set('Authorization', `Bearer ${anAdminToken()}`);
     const post = await answeredByGateway(() => request(gateway.app).post('/users/me'));
 
     expect(put.status).toBe(200);
-    expect(identity.last().method).toBe('PUT');
+    expect(del.status).toBe(200);
+    expect(identity.last()).toMatchObject({ method: 'DELETE', url: '/users/me' });
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe('GET, PUT, PATCH, DELETE, HEAD');
   });

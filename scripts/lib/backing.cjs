@@ -635,8 +635,13 @@ function makeWritable(dir) {
 // ---------------------------------------------------------------------------------------------
 // RabbitMQ
 
-// `env`: whose AMQP_URL is honoured. `port`: start a broker of our own there, never reusing one
-// (a test that stops and restarts its broker on the same address).
+// `env`: whose AMQP_URL is honoured. `port`: start the broker there (a test that stops and
+// restarts its broker on the same address).
+//
+// Without AMQP_URL every stack (each `npm start` checkout, `npm run docs`, each test run) gets a
+// broker of its own, never one that happens to answer on 5672: a broker shared under the same
+// queue names let one stack's mailer take another's mail. Its only user and virtual host are
+// this dataDir's (random, kept in rabbitmq/credentials.json, 0600); there is no guest user.
 async function ensureRabbit({ dataDir, log = defaultLog, env = process.env, port } = {}) {
   if (env.AMQP_URL) {
     log('using AMQP_URL from the environment');
@@ -644,21 +649,30 @@ async function ensureRabbit({ dataDir, log = defaultLog, env = process.env, port
   }
   if (!dataDir) throw new Error('ensureRabbit: dataDir is required');
 
-  if (port === undefined && (await amqpAnswers(LOOPBACK, AMQP_PORT))) return existingBroker(log);
-
   let tools = findRabbitTools();
   if (!tools) {
     await installRabbit(log);
-    if (port === undefined && (await amqpAnswers(LOOPBACK, AMQP_PORT))) return existingBroker(log);
     tools = findRabbitTools();
     if (!tools) throw new Error('rabbitmq-server is still not found after installing it');
   }
   return startRabbit(tools, path.resolve(dataDir), log, port);
 }
 
-function existingBroker(log) {
-  log(`reusing the AMQP broker already answering on ${LOOPBACK}:${AMQP_PORT}`);
-  return { url: `amqp://guest:guest@${LOOPBACK}:${AMQP_PORT}`, stop: noop, source: 'existing' };
+// The stack's broker login, the same on every start from one dataDir (a restarted broker keeps
+// the address and credentials the running services hold).
+function rabbitCredentials(base) {
+  const file = path.join(base, 'credentials.json');
+  try {
+    const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (saved.user && saved.password && saved.vhost) return saved;
+  } catch {
+    // none yet, or unreadable: a new login
+  }
+  const id = randomBytes(4).toString('hex');
+  const credentials = { user: `restgate-${id}`, password: randomBytes(24).toString('base64url'), vhost: `restgate-${id}` };
+  fs.mkdirSync(base, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(file, `${JSON.stringify(credentials)}\n`, { mode: 0o600 });
+  return credentials;
 }
 
 // Debian's /usr/sbin/rabbitmq-server is a wrapper that, as root, re-runs the real script through
@@ -703,7 +717,8 @@ async function startRabbit(tools, dataDir, log, fixedPort) {
   const node = `restgate-${process.pid}-${moduleCopy}${rabbitCount > 1 ? `-${rabbitCount}` : ''}@localhost`;
   const base = path.join(dataDir, 'rabbitmq');
   const nodeDir = path.join(base, node);
-  const env = await rabbitEnv({ base, nodeDir, node, port });
+  const credentials = rabbitCredentials(base);
+  const env = await rabbitEnv({ base, nodeDir, node, port, credentials });
 
   log(`starting RabbitMQ node ${node} on ${LOOPBACK}:${port} (files in ${nodeDir})`);
   const child = startChild({
@@ -743,13 +758,19 @@ async function startRabbit(tools, dataDir, log, fixedPort) {
     // crash, though, its logs are what someone will want to read.
     if (!crashed) fs.rmSync(nodeDir, { recursive: true, force: true });
   };
-  return { url: `amqp://guest:guest@${LOOPBACK}:${port}`, stop, source: 'rabbitmq-server' };
+  const login = `${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}`;
+  return { url: `amqp://${login}@${LOOPBACK}:${port}/${encodeURIComponent(credentials.vhost)}`, stop, source: 'rabbitmq-server' };
 }
 
 // Everything the broker writes goes under dataDir, and nothing from /etc/rabbitmq (an admin's
 // plugins, listeners, node name) changes our broker. HOME is ours too, so the Erlang cookie that
 // both the broker and rabbitmqctl read is created there and not in the user's home.
-async function rabbitEnv({ base, nodeDir, node, port }) {
+//
+// The node's first boot (its node name, hence its database, is new on every start) creates the
+// stack's user and virtual host from rabbitmq.conf instead of guest. The Erlang distribution
+// listens on loopback only, and so does an epmd this node starts (one already running is left
+// as it is).
+async function rabbitEnv({ base, nodeDir, node, port, credentials }) {
   const home = path.join(base, 'home');
   fs.mkdirSync(home, { recursive: true });
   fs.mkdirSync(nodeDir, { recursive: true });
@@ -757,8 +778,23 @@ async function rabbitEnv({ base, nodeDir, node, port }) {
   const pluginsFile = path.join(nodeDir, 'enabled_plugins');
   fs.writeFileSync(confEnvFile, '# intentionally empty: settings come from the environment\n');
   fs.writeFileSync(pluginsFile, '[].\n');
+  fs.writeFileSync(
+    path.join(nodeDir, 'rabbitmq.conf'),
+    [
+      `default_vhost = ${credentials.vhost}`,
+      `default_user = ${credentials.user}`,
+      `default_pass = ${credentials.password}`,
+      'default_permissions.configure = .*',
+      'default_permissions.read = .*',
+      'default_permissions.write = .*',
+      '',
+    ].join('\n'),
+    { mode: 0o600 },
+  );
+  fs.writeFileSync(path.join(nodeDir, 'advanced.config'), '[{kernel, [{inet_dist_use_interface, {127,0,0,1}}]}].\n', { mode: 0o600 });
   return {
     ...withoutPrefixed(process.env, 'RABBITMQ_'),
+    ERL_EPMD_ADDRESS: LOOPBACK,
     HOME: home,
     RABBITMQ_NODENAME: node,
     RABBITMQ_NODE_IP_ADDRESS: LOOPBACK,
@@ -840,7 +876,28 @@ async function installRedis(log) {
   log(`installed redis-server in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
+// .data/ holds password hashes (the SQLite files), live reset links (.eml files, logs) and the
+// broker's login: only its owner may read it. The umask is inherited by every process started
+// afterwards (servers, services), so what they create there is private too; what an older run
+// left readable is tightened (folders 0700, files 0600).
+function makePrivate(dir) {
+  process.umask(0o077);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const tighten = (target) => {
+    const stat = fs.lstatSync(target);
+    if (stat.isSymbolicLink()) return;
+    if (stat.isDirectory()) {
+      fs.chmodSync(target, 0o700);
+      for (const entry of fs.readdirSync(target)) tighten(path.join(target, entry));
+    } else {
+      fs.chmodSync(target, 0o600 | (stat.mode & 0o100));
+    }
+  };
+  tighten(dir);
+}
+
 module.exports = {
+  makePrivate,
   ensureMongo,
   ensureRabbit,
   ensureFerretBinary,

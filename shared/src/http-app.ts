@@ -29,7 +29,12 @@ export interface HttpAppOptions {
   metrics?: Metrics;
   /** Who may read `GET /metrics`; default `'open'` (services are reachable on the internal network only). */
   metricsAccess?: MetricsAccess;
+  /** Routes whose `secretParams` the access log hides; default `routes` (the gateway passes its policy table's specs). */
+  secretRoutes?: readonly SecretRoute[];
 }
+
+/** What the access log needs of a route to hide the credentials in its path. */
+export type SecretRoute = Pick<RouteDef, 'path' | 'secretParams'>;
 
 /** Paths the bootstrap answers itself, before any route table or proxy sees them. */
 export const OPERATIONS_PATHS = ['/health', '/ready', '/metrics'] as const;
@@ -59,6 +64,7 @@ export function assertSupportedBody(req: Request, _res: Response, next: NextFunc
  */
 export function createHttpApp(options: HttpAppOptions): Express {
   const metrics = options.metrics ?? createMetrics();
+  const redact = urlRedactor(options.secretRoutes ?? options.routes ?? []);
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -73,7 +79,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
       autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' || req.url === '/metrics' },
       serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: redact(req.url) }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
     }),
@@ -122,6 +128,38 @@ function mountOpenApi(app: Express, routes: RouteDef[], name = 'restgate service
     part ??= buildOpenApiPart(routes, { title: name });
     res.json(part);
   });
+}
+
+/**
+ * The access log's view of a URL: `access_token` in the query and each secret path parameter of
+ * `routes` (`/password-resets/:token`) replaced by `[redacted]`. Matching is by segments, on the
+ * raw path, so that a malformed escape or an unknown method hides the token all the same.
+ */
+export function urlRedactor(routes: readonly SecretRoute[]): (url: string) => string {
+  const patterns = routes
+    .filter((route) => route.secretParams?.length)
+    .map((route) => route.path.split('/').map((segment) => ({ literal: segment.startsWith(':') ? undefined : segment.toLowerCase(), secret: route.secretParams!.includes(segment.slice(1)) })));
+  return (url) => {
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const segments = path.split('/');
+    // Express matches `/x/` as `/x`: the trailing empty segment is kept but not matched.
+    const compared = segments.length > 1 && segments.at(-1) === '' ? segments.slice(0, -1) : segments;
+    const hit = patterns.find(
+      (p) => p.length === compared.length && p.every((part, i) => part.literal === undefined || part.literal === lowerDecoded(compared[i]!)),
+    );
+    const shown = hit ? segments.map((segment, i) => (hit[i]?.secret ? '[redacted]' : segment)).join('/') : path;
+    return redactUrl(shown + (q === -1 ? '' : url.slice(q)));
+  };
+}
+
+/** A segment as a router may read it: `password%2Dresets` is `password-resets` to some. */
+function lowerDecoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment).toLowerCase();
+  } catch {
+    return segment.toLowerCase();
+  }
 }
 
 /** Hides credentials that travel in the query string. */

@@ -30,7 +30,7 @@ export {
 export { sendProblem } from './problem';
 export { REQUEST_ID_HEADER } from './request-id';
 export { markStopping, type ReadinessCheck } from './health';
-export { createHttpApp, assertSupportedBody, OPERATIONS_PATHS } from './http-app';
+export { createHttpApp, assertSupportedBody, OPERATIONS_PATHS, urlRedactor, type SecretRoute } from './http-app';
 export { listen, type RunningServer } from './server';
 export { createMongo, isDuplicateKeyError, parseObjectId, retryUntil, type MongoHandle } from './mongo';
 export { runService } from './service';

@@ -27,6 +27,9 @@ function commaList(allowed: string[], param: string, allowDescending: boolean) {
   return Joi.string()
     .max(500)
     .description(description)
+    // For the API docs only (the custom rule below validates, with a message naming the field):
+    // exactly the lists it accepts, so a client or fuzzer reading the schema knows them too.
+    .meta({ 'x-restgate-pattern': listPattern(allowed, allowDescending) })
     .custom((value: string, helpers) => {
       const items = value.split(',').map((s) => s.trim()).filter(Boolean);
       if (items.length === 0) return helpers.message({ custom: `${param} must name at least one field` });
@@ -38,6 +41,13 @@ function commaList(allowed: string[], param: string, allowDescending: boolean) {
       }
       return items;
     });
+}
+
+/** Comma-separated items, blanks allowed around them and between commas, at least one a listed name. */
+function listPattern(allowed: string[], allowDescending: boolean): string {
+  const name = `${allowDescending ? '-?' : ''}(?:${allowed.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`;
+  const item = `\\s*${name}\\s*`;
+  return `^(?:\\s*,)*${item}(?:,(?:${item}|\\s*))*$`;
 }
 
 /** The deepest page for a valid `limit`; an invalid one is reported on `limit`, not here. */

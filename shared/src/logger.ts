@@ -12,6 +12,8 @@ export const REDACTED_PATHS = [
   '*.password',
   '*.access_token',
   '*.token',
+  '*.refresh_token',
+  '*.refreshToken',
   '*.secret',
   '*.auth.pass',
   'config.*SECRET*',

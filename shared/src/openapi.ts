@@ -299,6 +299,11 @@ function sanitize(schema: unknown): unknown {
       continue;
     }
     if (key === 'default' && isJoiReference(value)) continue;
+    // A pattern that only the docs carry (`.meta({ 'x-restgate-pattern': … })`): joi checks it otherwise.
+    if (key === 'x-restgate-pattern') {
+      out.pattern = value;
+      continue;
+    }
     out[key] = VALUE_KEYWORDS.has(key) ? value : key === 'properties' && isObject(value) ? mapValues(value, sanitize) : sanitize(value);
   }
   if (notes.length) out.description = [out.description, `(${notes.join('; ')}.)`].filter(Boolean).join(' ');

@@ -57,7 +57,9 @@ export function normalizeError(err: unknown): AppError {
 /** The one error handler: logs unexpected errors once with the request id, answers problem+json. */
 export function problemHandler(logger: Logger): ErrorRequestHandler {
   return (err, req: Request, res: Response, _next) => {
-    const appError = normalizeError(err);
+    // Express decodes path parameters and throws URIError on a malformed %-escape: no resource
+    // has such a name, so it is the 404 of any unknown path, not a server error.
+    const appError = err instanceof URIError ? errors.routeNotFound(req.method, req.path) : normalizeError(err);
     const log = (req.log as Logger | undefined) ?? logger;
     if (!appError.isOperational || appError.status >= 500) {
       log.error({ err: appError.cause ?? err, code: appError.code }, 'request failed');

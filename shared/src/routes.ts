@@ -61,6 +61,8 @@ export interface RouteDef<B = any, Q = any, P = any> {
   tags?: string[];
   schemas?: { body?: Joi.ObjectSchema<B>; query?: Joi.ObjectSchema<Q>; params?: Joi.ObjectSchema<P> };
   responses?: Record<number, ResponseDoc>;
+  /** Path parameters that are credentials (a reset token): access logs show `[redacted]` in their place. */
+  secretParams?: string[];
   handler: (input: RouteInput<B, Q, P>) => Promise<RouteResult>;
 }
 

@@ -321,3 +321,27 @@ describe('GET /openapi.json on a service', () => {
     expect(res.body).toEqual(JSON.parse(JSON.stringify(part)));
   });
 });
+
+describe('the listing parameters sort and fields', () => {
+  const doc = buildOpenApiPart(
+    [defineRoute({ method: 'get', path: '/things', level: 'public', summary: 'Things', schemas: { query: listing }, handler: async () => ({ status: 200 }) })],
+    { title: 'things' },
+  );
+  const patternOf = (name: string) => {
+    const param = doc.paths['/things']!.get!.parameters!.find((p) => p.name === name)!;
+    return new RegExp(param.schema.pattern as string);
+  };
+
+  test.each([
+    ['sort', ['title', '-createdAt', 'title,-createdAt', ' title , createdAt ', ',title', 'title,,'], ['', ',', '- title', 'bogus', 'title,bogus', '-', 'TITLE']],
+    ['fields', ['title', 'title,createdAt', 'createdAt,'], ['', '-title', 'id', 'title,bogus']],
+  ])('when the API docs give a pattern for %s, then it accepts exactly what validation accepts', (name, accepted, refused) => {
+    const pattern = patternOf(name);
+
+    for (const value of [...accepted, ...refused]) {
+      const valid = !listing.validate({ [name]: value }).error;
+      expect({ value, documented: pattern.test(value) }).toEqual({ value, documented: valid });
+      expect(valid).toBe(accepted.includes(value));
+    }
+  });
+});

@@ -4,7 +4,9 @@
  * once a broker is back on the same address, without a restart.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
+import amqplib from 'amqplib';
 import { aSecret, backing, call, startProcess, tempDir, waitForStatus, type BackingServer, type RunningProcess } from './support/processes';
 
 const work = tempDir('rabbitmq-outage');
@@ -62,3 +64,20 @@ test('when RabbitMQ stops, then /ready turns 503 naming it, and 200 again once i
   expect(ready?.json()).toEqual({ status: 'ready', checks: { rabbitmq: 'up', mongodb: 'up', outbox: 'up' } });
   expect(await Promise.race([mailer.exited.then(() => 'exited'), Promise.resolve('running')])).toBe('running');
 }, 120_000);
+
+test('when a stack starts its own broker, then only its own login (kept 0600 in its data folder) opens it, on a virtual host of its own', async () => {
+  const url = new URL(rabbit!.url);
+  const login = (user: string, password: string, vhost = url.pathname) =>
+    amqplib.connect(`amqp://${user}:${password}@${url.host}${vhost}`).then(async (connection) => {
+      await connection.close();
+      return 'open';
+    }, () => 'refused');
+
+  expect(url.username).toMatch(/^restgate-/);
+  expect(url.pathname).toMatch(/^\/restgate-/);
+  expect(await login(url.username, url.password)).toBe('open');
+  expect(await login('guest', 'guest', '/')).toBe('refused');
+  expect(await login(url.username, `${url.password}x`)).toBe('refused');
+  expect(await login(url.username, url.password, '/')).toBe('refused');
+  expect(fs.statSync(path.join(work.dir, 'rabbitmq', 'credentials.json')).mode & 0o777).toBe(0o600);
+}, 60_000);

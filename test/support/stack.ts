@@ -183,7 +183,13 @@ async function fetchOpenApi(gatewayUrl: string, timeoutMs = 15_000): Promise<Ope
 }
 
 /** Starts the stack; rejects with the failing service's log tail when one does not come up. */
-export async function startTestStack(options: { env?: Record<string, string> } = {}): Promise<TestStack> {
+export async function startTestStack(
+  options: {
+    env?: Record<string, string>;
+    /** Every line every process writes (stdout and stderr), as it comes: a test can read the logs. */
+    onLogLine?: (name: string, line: string) => void;
+  } = {},
+): Promise<TestStack> {
   const mongoUrl = process.env.MONGODB_URL;
   if (!mongoUrl) throw new Error('MONGODB_URL is not set: run the contract tests through jest (its global setup provisions MongoDB)');
   const defs = [stackLib.GATEWAY, ...stackLib.SERVICES];
@@ -210,6 +216,7 @@ export async function startTestStack(options: { env?: Record<string, string> } =
   // Server-side errors (an unexpected 500, say) are shown with the test output, not only in a log file.
   const errorLines: string[] = [];
   const onLogLine = (name: string, line: string) => {
+    options.onLogLine?.(name, line);
     const record = stackLib.parseLine(line);
     if (record ? stackLib.levelOf(record) >= 50 : line.trim()) errorLines.push(`[${name}] ${stackLib.formatLogLine(line)}`);
   };

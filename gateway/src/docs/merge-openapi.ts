@@ -91,7 +91,7 @@ function placeholder(row: DocsPolicyRow, components: OpenApiComponents, missing:
     // Switched off in this deployment (a social provider not enabled): described from its spec,
     // whose summary and 404 say what the route answers now and what turns it on.
     const described = buildOperation({ ...row.spec, level: row.level, handler: async () => ({ status: 500 }) }, components);
-    return { ...described, 'x-restgate-undocumented': true };
+    return { ...switchedOff(described), 'x-restgate-undocumented': true };
   }
   const operation = buildOperation(
     {
@@ -110,6 +110,24 @@ function placeholder(row: DocsPolicyRow, components: OpenApiComponents, missing:
       : `The ${row.upstream ?? 'upstream'} service does not describe this route.`;
   return { ...operation, description: `${operation.description ?? ''}\n\n${why}`, 'x-restgate-undocumented': true };
 }
+
+/**
+ * A route that is off answers as it does now, whatever the credential: 404 (and the errors of
+ * the body and the gateway, added later), never its sign-in answers or a 401, and it asks for
+ * no credential. Its description still says what the route does once enabled.
+ */
+function switchedOff(operation: OpenApiOperation): OpenApiOperation {
+  const responses = Object.fromEntries(Object.entries(operation.responses).filter(([status]) => SWITCHED_OFF_ANSWERS.includes(status)));
+  const note = '**Not enabled in this deployment:** every request answers 404 `route_not_found`.';
+  return {
+    ...operation,
+    description: `${note}${operation.description ? `\n\n${operation.description}` : ''}`,
+    security: [],
+    responses,
+  };
+}
+
+const SWITCHED_OFF_ANSWERS = ['400', '404', '413', '415', '500', '503'];
 
 const COMPONENT_KINDS = ['schemas', 'securitySchemes', 'responses', 'headers'] as const;
 

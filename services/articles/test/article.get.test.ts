@@ -23,6 +23,17 @@ describe('GET /articles/:id', () => {
     expect(res.body).toEqual(viewOf(article));
   });
 
+  test.each(['/articles/%ZZ', '/articles/%E0%A4%A'])(
+    'when the id is a malformed %%-escape (%s), then 404 route_not_found, not a 500',
+    async (path) => {
+      const res = await call(svc.app, 'get', path, aUser());
+
+      expect(res.status).toBe(404);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ status: 404, code: 'route_not_found' });
+    },
+  );
+
   (['public', 'user'].includes(level) ? test : test.skip)('when a user (not the owner) asks, then 200 with the same view', async () => {
     const article = await givenArticle(svc.articles);
     const path = `/articles/${article._id.toHexString()}`;

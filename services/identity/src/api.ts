@@ -78,7 +78,8 @@ type TokenInput = { access_token?: string | string[] };
 const SOCIAL_SETUP: Record<string, string> = {
   facebook:
     'Set `FACEBOOK_APP_ID` and `FACEBOOK_APP_SECRET` (your Facebook app, with Facebook Login) so that only tokens issued to your app sign in; the token needs `email` and `public_profile`.',
-  github: 'The client gets the token from your GitHub OAuth app (or GitHub App), with the `user:email` scope.',
+  github:
+    "Set `GITHUB_CLIENT_ID` and `GITHUB_CLIENT_SECRET` (your GitHub OAuth app) so that only tokens issued to your app sign in (GitHub's token check); the token needs the `user:email` scope.",
   google:
     'Set `GOOGLE_CLIENT_ID` to your OAuth client id(s) so that only tokens issued to them sign in; the token needs the `openid email profile` scopes.',
 };
@@ -97,7 +98,9 @@ const socialSpec = (provider: string, label: string) =>
       400: { description: 'The access token given in more than one place, or an invalid body or query.' },
       401: { description: `No access token, or ${label} refused it, or it was issued to another app.` },
       404: { description: `${label} sign-in is not enabled (\`SOCIAL_PROVIDERS\`): \`route_not_found\`.` },
-      409: { description: `The account with this e-mail is already linked to another ${label} identity.` },
+      409: {
+        description: `The account with this e-mail is already linked to another ${label} identity (\`provider_already_linked\`), or its e-mail was never verified (\`account_email_unverified\`: reset its password, then sign in again).`,
+      },
       422: {
         description: `${label} shared no e-mail (\`provider_email_missing\`) or does not say it is verified (\`provider_email_unverified\`).`,
       },
@@ -194,6 +197,16 @@ export function userApi(options: IdentityApiOptions) {
     replaceOwnProfile: update('put', '/users/me'),
     changeOwnProfile: update('patch', '/users/me'),
     changeOwnPassword: changePassword('/users/me/password'),
+    // `/users/me` is a path of its own (the docs match it before `/users/{id}`), so every method
+    // that accepts `me` is declared on it: an admin deleting their own account.
+    deleteOwnUser: defineSpec<unknown, unknown, { id?: string }>({
+      method: 'delete',
+      path: '/users/me',
+      level: 'admin',
+      tags: userTags,
+      summary: 'Delete the calling admin\'s own account.',
+      responses: { 204: { description: 'Deleted.' }, 401: unauthorized, 403: forbidden, 404: notFound },
+    }),
     getUser: defineSpec<unknown, unknown, { id: string }>({
       method: 'get',
       path: '/users/:id',
@@ -274,6 +287,7 @@ export function passwordResetApi(options: IdentityApiOptions) {
     getPasswordReset: defineSpec<unknown, unknown, { token: string }>({
       method: 'get',
       path: '/password-resets/:token',
+      secretParams: ['token'],
       level: 'public',
       tags,
       summary: 'Whose password a reset token resets; a browser (`Accept: text/html`) gets the reset page instead.',
@@ -287,6 +301,7 @@ export function passwordResetApi(options: IdentityApiOptions) {
     submitPasswordResetForm: defineSpec<{ password?: string; confirmation?: string }, unknown, { token: string }>({
       method: 'post',
       path: '/password-resets/:token',
+      secretParams: ['token'],
       level: 'public',
       tags,
       summary: "The reset page's form: sets the new password and answers a page with the outcome.",
@@ -302,6 +317,7 @@ export function passwordResetApi(options: IdentityApiOptions) {
     completePasswordReset: defineSpec<{ password: string }, unknown, { token: string }>({
       method: 'put',
       path: '/password-resets/:token',
+      secretParams: ['token'],
       level: 'public',
       tags,
       summary: "Set a new password with a reset token. The token is used up, and so are the user's other reset tokens and every session.",

@@ -28,6 +28,8 @@ export interface IdentityConfig extends BaseConfig, AbuseConfig {
   FACEBOOK_APP_ID?: string;
   FACEBOOK_APP_SECRET?: string;
   GITHUB_API_URL: string;
+  GITHUB_CLIENT_ID?: string;
+  GITHUB_CLIENT_SECRET?: string;
   GOOGLE_API_URL: string;
   GOOGLE_CLIENT_ID: string[];
 }
@@ -174,6 +176,16 @@ export const identityConfigSchema = baseConfigSchema.keys({
     .messages({ 'any.unknown': '{{#label}} needs FACEBOOK_APP_ID' })
     .description('Facebook app secret (with FACEBOOK_APP_ID): signs appsecret_proof and the debug_token check.'),
   GITHUB_API_URL: httpUrl.default('https://api.github.com').description('GitHub REST API base URL.'),
+  GITHUB_CLIENT_ID: Joi.string()
+    .trim()
+    .empty('')
+    .description("GitHub OAuth app client id: with the secret, only tokens issued to this app sign in (GitHub's token check)."),
+  GITHUB_CLIENT_SECRET: Joi.string()
+    .trim()
+    .empty('')
+    .when('GITHUB_CLIENT_ID', { is: Joi.exist(), then: Joi.required(), otherwise: Joi.forbidden() })
+    .messages({ 'any.unknown': '{{#label}} needs GITHUB_CLIENT_ID' })
+    .description('GitHub OAuth app client secret (with GITHUB_CLIENT_ID): authenticates the token check.'),
   GOOGLE_API_URL: httpUrl.default('https://www.googleapis.com').description("Base URL of Google's userinfo and tokeninfo endpoints."),
   GOOGLE_CLIENT_ID: commaList()
     .default([])

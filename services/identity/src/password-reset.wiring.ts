@@ -60,7 +60,12 @@ export function wirePasswordResets(parts: {
     exchange: mailExchangeName(config.TOPOLOGY_PREFIX),
     logger,
     pollMs: config.OUTBOX_POLL_MS,
-    cleanup: () => resets.deleteExpired(new Date()),
+    cleanup: async () => {
+      const now = new Date();
+      const removed = await resets.deleteExpired(now);
+      await outbox.deleteExpiredLeases(now);
+      return removed;
+    },
   });
   const deps: PasswordResetDeps = {
     users: parts.users,

@@ -14,6 +14,7 @@ import {
   type GoogleAccount,
 } from './support/fake-providers';
 import { basic, expectProblem, MASTER, startIdentity, TEST_JWT_SECRET, type IdentityHarness } from './support/identity-harness';
+import { aPasswordReset } from './support/password-resets';
 
 const APP_ID = '1234567890';
 const APP_SECRET = 'fake-app-secret-0123456789';
@@ -143,9 +144,27 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
   });
 
   describe('linking by e-mail', () => {
-    test('when Google vouches for the e-mail of an existing account, then that account is linked, its profile and password kept', async () => {
+    test('when Google vouches for the e-mail of an account whose e-mail nobody verified, then 409 account_email_unverified and the account is left alone', async () => {
+      // Anyone could have registered it: linking would let the stranger's password keep working.
+      const existing = await h.aUser({ name: 'Stranger' });
+      const account = aGoogleAccount(CLIENT_ID, { email: existing.email, emailVerified: true });
+
+      const res = await signInWith('google', google.issueToken(account));
+
+      expectProblem(res, 409);
+      expect(res.body).toMatchObject({ code: 'account_email_unverified', param: 'email' });
+      expect(res.body.detail).toMatch(/POST \/password-resets/);
+      expect((await h.userDoc(existing.id))?.providers).toBeUndefined();
+      expect(await usersWithEmail(existing.email)).toBe(1);
+    });
+
+    test('when the owner has proved the address with a password reset, then the same sign-in links the account, its profile and new password kept', async () => {
       const existing = await h.aUser({ name: 'Ada' });
       const account = aGoogleAccount(CLIENT_ID, { email: existing.email.toUpperCase(), emailVerified: true });
+      expect((await signInWith('google', google.issueToken(account))).status).toBe(409);
+      const { token } = await aPasswordReset(h, existing);
+      await h.call('put', `/password-resets/${token}`).type('form').send({ password: 'the-owners-password' }).expect(200);
+      existing.password = 'the-owners-password';
 
       const res = await signInWith('google', google.issueToken(account));
 
@@ -355,5 +374,70 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
       expect(res.body.code).toBe(code);
       expect(github.requests.length).toBe(before);
     });
+  });
+});
+
+describe("POST /auth/github with the OAuth app's credentials (GITHUB_CLIENT_ID, GITHUB_CLIENT_SECRET)", () => {
+  const GITHUB_CLIENT = { id: 'Iv1.restgate0test0app', secret: 'github-client-secret-of-the-test-app' };
+  let h: IdentityHarness;
+  let github: FakeProvider<GitHubAccount>;
+
+  beforeAll(async () => {
+    github = await startFakeGitHub({ [GITHUB_CLIENT.id]: GITHUB_CLIENT.secret, 'Iv1.another-app': 'another-secret' });
+    h = await startIdentity({
+      SOCIAL_PROVIDERS: 'github',
+      GITHUB_API_URL: github.url,
+      GITHUB_CLIENT_ID: GITHUB_CLIENT.id,
+      GITHUB_CLIENT_SECRET: GITHUB_CLIENT.secret,
+    });
+  });
+  afterAll(async () => {
+    await h.close();
+    await github.close();
+  });
+
+  const signIn = (token: string) => h.call('post', '/auth/github').set('Authorization', `Bearer ${token}`);
+
+  test("when the token was issued to our app, then 201, after GitHub's token check with the app's Basic credentials", async () => {
+    const account = aGitHubAccount();
+    const token = github.issueToken(account, { app: GITHUB_CLIENT.id });
+
+    const res = await signIn(token);
+
+    expect(res.status).toBe(201);
+    expect(await h.userDoc(res.body.user.id)).toMatchObject({ providers: { github: String(account.id) } });
+    const check = github.requests.find((r) => r.method === 'POST' && r.body.includes(token));
+    expect(check?.path).toBe(`/applications/${GITHUB_CLIENT.id}/token`);
+    expect(check?.headers.authorization).toBe(`Basic ${Buffer.from(`${GITHUB_CLIENT.id}:${GITHUB_CLIENT.secret}`).toString('base64')}`);
+    expect(JSON.parse(check!.body)).toEqual({ access_token: token });
+  });
+
+  test.each([
+    ['another GitHub app', { app: 'Iv1.another-app' }],
+    ['no app the check knows', {}],
+  ])('when the token was issued to %s, then 401 provider_token_wrong_app and no user', async (_label, options) => {
+    const account = aGitHubAccount();
+
+    const res = await signIn(github.issueToken(account, options));
+
+    expectProblem(res, 401);
+    expect(res.body.code).toBe('provider_token_wrong_app');
+    expect(await h.db.collection('users').countDocuments({ 'providers.github': String(account.id) })).toBe(0);
+  });
+
+  test('when GitHub refuses our client secret, then 502: our configuration, not the user, is at fault', async () => {
+    const wrong = await startIdentity({
+      SOCIAL_PROVIDERS: 'github',
+      GITHUB_API_URL: github.url,
+      GITHUB_CLIENT_ID: GITHUB_CLIENT.id,
+      GITHUB_CLIENT_SECRET: 'not-the-secret',
+    });
+    try {
+      const res = await wrong.call('post', '/auth/github').set('Authorization', `Bearer ${github.issueToken(aGitHubAccount(), { app: GITHUB_CLIENT.id })}`);
+
+      expectProblem(res, 502);
+    } finally {
+      await wrong.close();
+    }
   });
 });

@@ -46,6 +46,8 @@ describe('social sign-in config', () => {
     [{ SOCIAL_PROVIDERS: 'github,twitter' }, /SOCIAL_PROVIDERS.*twitter/],
     [{ FACEBOOK_APP_ID: '123' }, /FACEBOOK_APP_SECRET.*required/],
     [{ FACEBOOK_APP_SECRET: 'secret' }, /FACEBOOK_APP_SECRET needs FACEBOOK_APP_ID/],
+    [{ GITHUB_CLIENT_ID: 'Iv1.x' }, /GITHUB_CLIENT_SECRET.*required/],
+    [{ GITHUB_CLIENT_SECRET: 'secret' }, /GITHUB_CLIENT_SECRET needs GITHUB_CLIENT_ID/],
     [{ GITHUB_API_URL: 'ftp://example.com' }, /GITHUB_API_URL/],
     [{ SOCIAL_TIMEOUT_MS: '0' }, /SOCIAL_TIMEOUT_MS/],
   ])('%j is refused with the key named', (env, message) => {
@@ -56,11 +58,15 @@ describe('social sign-in config', () => {
     const warnings: string[] = [];
     const logger = { warn: (msg: string) => warnings.push(msg) } as unknown as Logger;
 
-    const social = createSocialLogin(load({ SOCIAL_PROVIDERS: 'facebook,google', SOCIAL_TIMEOUT_MS: '1234' }), logger);
+    const social = createSocialLogin(load({ SOCIAL_PROVIDERS: 'facebook,github,google', SOCIAL_TIMEOUT_MS: '1234' }), logger);
 
-    expect(social.providers.map((p) => p.name)).toEqual(['facebook', 'google']);
+    expect(social.providers.map((p) => p.name)).toEqual(['facebook', 'github', 'google']);
     expect(social.timeoutMs).toBe(1234);
-    expect(warnings).toEqual([expect.stringContaining('FACEBOOK_APP_ID'), expect.stringContaining('GOOGLE_CLIENT_ID')]);
+    expect(warnings).toEqual([
+      expect.stringContaining('FACEBOOK_APP_ID'),
+      expect.stringContaining('GITHUB_CLIENT_ID'),
+      expect.stringContaining('GOOGLE_CLIENT_ID'),
+    ]);
   });
 
   test('with app credentials and a client id, there is nothing to warn about', () => {
@@ -68,7 +74,14 @@ describe('social sign-in config', () => {
     const logger = { warn: (msg: string) => warnings.push(msg) } as unknown as Logger;
 
     createSocialLogin(
-      load({ SOCIAL_PROVIDERS: 'facebook,github,google', FACEBOOK_APP_ID: '1', FACEBOOK_APP_SECRET: 's', GOOGLE_CLIENT_ID: 'c' }),
+      load({
+        SOCIAL_PROVIDERS: 'facebook,github,google',
+        FACEBOOK_APP_ID: '1',
+        FACEBOOK_APP_SECRET: 's',
+        GITHUB_CLIENT_ID: 'g',
+        GITHUB_CLIENT_SECRET: 'gs',
+        GOOGLE_CLIENT_ID: 'c',
+      }),
       logger,
     );
 

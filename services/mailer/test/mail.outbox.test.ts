@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
@@ -42,6 +42,9 @@ describe('mail.password-reset message without an SMTP server (outbox folder)', (
     );
     expect(delivery.location).toBe(file);
     expect(await readdir(dir)).toEqual([`${message.id}.eml`]);
+    // Owner only, whatever the umask: the mail holds a live reset link.
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
     const raw = await readFile(file);
     expect(raw.toString()).toContain('\r\n');
     const mail = await simpleParser(raw);

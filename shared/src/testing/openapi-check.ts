@@ -76,7 +76,8 @@ const pointer = (parts: string[]) => `#/${parts.map(escapePointer).join('/')}`;
 
 /**
  * The document's path template and operation for a concrete request path. A literal segment
- * beats a parameter (`/users/me` before `/users/{id}`).
+ * beats a parameter (`/users/me` before `/users/{id}`), for every method, as OpenAPI matches
+ * paths: a method the concrete path lacks is not found under the templated one.
  */
 export function findOperation(
   doc: OpenApiDocument,
@@ -91,11 +92,9 @@ export function findOperation(
     })
     .filter((c) => c.regex.test(pathname))
     .sort((a, b) => a.params - b.params);
-  for (const { template } of candidates) {
-    const operation = doc.paths[template]?.[method.toLowerCase() as keyof (typeof doc.paths)[string]];
-    if (operation) return { template, operation };
-  }
-  return undefined;
+  const template = candidates[0]?.template;
+  const operation = template === undefined ? undefined : doc.paths[template]?.[method.toLowerCase() as keyof (typeof doc.paths)[string]];
+  return template !== undefined && operation ? { template, operation } : undefined;
 }
 
 function resolveResponse(

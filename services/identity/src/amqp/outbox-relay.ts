@@ -125,8 +125,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
 
   /**
    * Claims and publishes due entries, one at a time, until none is left or the broker is gone.
-   * One at a time: a confirm takes a millisecond or two, and parallel claims would race each
-   * other on FerretDB, whose findOneAndUpdate is not atomic.
+   * One at a time: a confirm takes a millisecond or two, and the order of the outbox is kept.
    */
   async function drain(): Promise<void> {
     while (!stopped && amqp.isConnected()) {

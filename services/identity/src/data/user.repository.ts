@@ -12,6 +12,8 @@ interface UserDocument {
   role: Role;
   passwordHash: string | null;
   providers?: ProviderLinks;
+  /** When someone proved they own the e-mail (absent: never; a linked provider counts too). */
+  emailVerifiedAt?: Date;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -23,7 +25,9 @@ function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
 }
 
 function toRecord(doc: UserDocument): UserRecord {
-  return { ...toSummary(doc), passwordHash: doc.passwordHash ?? null };
+  // Accounts linked before verification was recorded were linked by a provider-verified e-mail.
+  const emailVerified = doc.emailVerifiedAt !== undefined || Object.keys(doc.providers ?? {}).length > 0;
+  return { ...toSummary(doc), passwordHash: doc.passwordHash ?? null, emailVerified };
 }
 
 /** Users in MongoDB. Ids go in and out as hex strings; a malformed id finds nothing. */
@@ -48,7 +52,8 @@ export class MongoUserRepository implements UserRepository {
   /** Inserts a user; a taken e-mail surfaces as the driver's duplicate-key error (11000). */
   async insert(user: NewUser): Promise<UserRecord> {
     const now = new Date();
-    const doc: UserDocument = { _id: new ObjectId(), ...user, createdAt: now, updatedAt: now };
+    const { emailVerified, ...fields } = user;
+    const doc: UserDocument = { _id: new ObjectId(), ...fields, ...(emailVerified ? { emailVerifiedAt: now } : {}), createdAt: now, updatedAt: now };
     await this.users.insertOne(doc);
     return toRecord(doc);
   }
@@ -93,11 +98,14 @@ export class MongoUserRepository implements UserRepository {
   }
 
   /** Sets the given fields; null when there is no such user. */
-  async update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash'>>): Promise<UserRecord | null> {
+  async update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>): Promise<UserRecord | null> {
     const _id = parseObjectId(id);
     if (!_id) return null;
+    const now = new Date();
+    const { emailVerified, ...fields } = changes;
+    const set = { ...fields, ...(emailVerified ? { emailVerifiedAt: now } : {}), updatedAt: now };
     // FerretDB's findAndModify takes no projection, so the whole document comes back.
-    const doc = await this.users.findOneAndUpdate({ _id }, { $set: { ...changes, updatedAt: new Date() } }, { returnDocument: 'after' });
+    const doc = await this.users.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
     return doc ? toRecord(doc) : null;
   }
 

@@ -21,7 +21,8 @@ export async function completePasswordReset(
   await endSessionsOfUser(deps.sessions, user.id);
   if (!(await deps.resets.consume(reset.id, new Date()))) throw identityErrors.resetNotFound();
   await deps.resets.deleteAllOfUser(user.id);
-  const updated = await deps.users.update(user.id, { passwordHash });
+  // The token came by mail to the address: whoever used it owns the e-mail.
+  const updated = await deps.users.update(user.id, { passwordHash, emailVerified: true });
   if (!updated) throw identityErrors.resetNotFound();
   return fullView(updated);
 }

@@ -31,7 +31,7 @@ export interface UserRepository {
    */
   linkProvider(userId: string, provider: SocialProviderName, providerId: string): Promise<UserRecord | null>;
   /** Sets the given fields; null when there is no such user. */
-  update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash'>>): Promise<UserRecord | null>;
+  update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>): Promise<UserRecord | null>;
   delete(id: string): Promise<boolean>;
   /** One page (`q` over name and e-mail) and the total that matches, without password hashes. */
   list(page: UserPage): Promise<{ rows: UserSummary[]; count: number }>;

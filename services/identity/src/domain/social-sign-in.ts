@@ -36,7 +36,10 @@ export async function socialSignIn(
  * The linked user; else the user with the provider-verified e-mail, now linked; else a new user
  * without a password. An unverified e-mail is never used: linking by it would hand an account to
  * whoever typed that address at the provider, and creating an account with it would let them
- * claim the address before its owner signs up. A second pass covers a concurrent first sign-in of
+ * claim the address before its owner signs up. Nor is an account whose own e-mail nobody ever
+ * verified linked: anyone could have registered it, with a password they would keep, under the
+ * address of someone who signs in with a provider later. Its owner proves the address with a
+ * password reset first (which ends the stranger's password), and then the link is made. A second pass covers a concurrent first sign-in of
  * the same person that wrote between our read and our write.
  */
 async function userForProfile(users: UserRepository, provider: SocialProvider, profile: ProviderProfile): Promise<UserRecord> {
@@ -47,6 +50,7 @@ async function userForProfile(users: UserRepository, provider: SocialProvider, p
     const email = usableEmail(provider, profile);
     const existing = await users.findByEmail(email);
     if (existing) {
+      if (!existing.emailVerified) throw socialErrors.accountUnverified(provider.label);
       const updated = await users.linkProvider(existing.id, provider.name, profile.id);
       if (updated) return updated;
       if (lastAttempt) throw socialErrors.alreadyLinked(provider.label);
@@ -60,6 +64,7 @@ async function userForProfile(users: UserRepository, provider: SocialProvider, p
         picture: validPicture(profile.picture) ?? gravatarUrl(email),
         role: 'user',
         passwordHash: null,
+        emailVerified: true,
         providers: { [provider.name]: profile.id },
       });
     } catch (err) {

@@ -11,6 +11,11 @@ export interface UserRecord {
   role: Role;
   /** Null for a user made by social sign-in: no password signs in until one is set. */
   passwordHash: string | null;
+  /**
+   * Someone proved they own the e-mail: a provider vouched for it (a social sign-in made or linked
+   * the account), or a reset mail sent to it was used. A new account's e-mail is not verified.
+   */
+  emailVerified?: boolean;
   createdAt: Date;
 }
 

@@ -53,5 +53,9 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
       await deleteUser(deps, principal, params.id);
       return { status: 204 };
     },
+    deleteOwnUser: async ({ principal }) => {
+      await deleteUser(deps, principal, 'me');
+      return { status: 204 };
+    },
   });
 }

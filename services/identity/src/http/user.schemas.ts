@@ -19,7 +19,9 @@ const picture = Joi.string()
   .trim()
   .max(2048)
   .uri({ scheme: ['http', 'https'] })
-  .description('Picture URL. Defaults to the Gravatar identicon of the e-mail.');
+  // joi's uri rule documents as `format: uri`, which allows any scheme: the docs say http(s).
+  .meta({ 'x-restgate-pattern': '^\\s*https?://' })
+  .description('Picture URL (http or https). Defaults to the Gravatar identicon of the e-mail.');
 
 function password(minLength: number) {
   return Joi.string()

@@ -13,6 +13,8 @@ export interface RecordedRequest {
   path: string;
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
+  /** The request body as text (empty for none). */
+  body: string;
 }
 
 interface Reply {
@@ -24,6 +26,8 @@ interface Reply {
 interface Issued<A> {
   account: A;
   delayMs: number;
+  /** The OAuth app (client id) the token was issued to, where the provider checks it. */
+  app?: string;
 }
 
 export interface FakeProvider<A> {
@@ -31,8 +35,8 @@ export interface FakeProvider<A> {
   url: string;
   /** Every request received, oldest first. */
   requests: RecordedRequest[];
-  /** A new access token for `account`; `delayMs` holds each answer back that long. */
-  issueToken(account: A, options?: { delayMs?: number }): string;
+  /** A new access token for `account`; `delayMs` holds each answer back that long; `app`: the client id it is issued to. */
+  issueToken(account: A, options?: { delayMs?: number; app?: string }): string;
   /** Until cleared with null, every request is answered with this status (an outage). */
   setOutage(status: number | null): void;
   close(): Promise<void>;
@@ -135,13 +139,14 @@ async function startFake<A>(basePath: string, route: Route<A>): Promise<FakeProv
   const requests: RecordedRequest[] = [];
   let outage: number | null = null;
 
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
+  const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
     const url = new URL(req.url ?? '/', 'http://fake');
     const recorded: RecordedRequest = {
       method: req.method ?? 'GET',
       path: url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) || '/' : url.pathname,
       query: url.searchParams,
       headers: req.headers,
+      body,
     };
     requests.push(recorded);
     const reply = outage !== null ? { status: outage, body: { message: 'Service Unavailable' } } : route(recorded, tokens);
@@ -155,7 +160,11 @@ async function startFake<A>(basePath: string, route: Route<A>): Promise<FakeProv
     else send();
   };
 
-  const server: Server = createServer(handle);
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8')));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -163,7 +172,7 @@ async function startFake<A>(basePath: string, route: Route<A>): Promise<FakeProv
     requests,
     issueToken(account, options = {}) {
       const token = `tok_${randomBytes(24).toString('base64url')}`;
-      tokens.set(token, { account, delayMs: options.delayMs ?? 0 });
+      tokens.set(token, { account, delayMs: options.delayMs ?? 0, app: options.app });
       return token;
     },
     setOutage(status) {
@@ -178,7 +187,7 @@ async function startFake<A>(basePath: string, route: Route<A>): Promise<FakeProv
 }
 
 function mentions(req: RecordedRequest, token: string): boolean {
-  return req.headers.authorization?.includes(token) || [...req.query.values()].includes(token);
+  return req.headers.authorization?.includes(token) || [...req.query.values()].includes(token) || req.body.includes(token);
 }
 
 function bearerToken(headers: IncomingHttpHeaders): string | undefined {
@@ -187,10 +196,13 @@ function bearerToken(headers: IncomingHttpHeaders): string | undefined {
 }
 
 /**
- * GitHub REST API: `GET /user`, `GET /user/emails`. The token only counts in the Authorization
- * header; a request without a User-Agent is refused with 403, as GitHub does.
+ * GitHub REST API: `GET /user`, `GET /user/emails`, and the OAuth apps' token check `POST
+ * /applications/{client_id}/token` (HTTP Basic with the app's client id and secret, the token in
+ * a JSON body: 200 with the app when the token was issued to it, else 404). The user token only
+ * counts in the Authorization header; a request without a User-Agent is refused with 403, as
+ * GitHub does. `apps`: client id → secret.
  */
-export function startFakeGitHub(): Promise<FakeProvider<GitHubAccount>> {
+export function startFakeGitHub(apps: Record<string, string> = {}): Promise<FakeProvider<GitHubAccount>> {
   const docs = 'https://docs.github.com/rest';
   return startFake<GitHubAccount>('', (req, tokens) => {
     if (!req.headers['user-agent']) {
@@ -198,6 +210,22 @@ export function startFakeGitHub(): Promise<FakeProvider<GitHubAccount>> {
         status: 403,
         body: { message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header.' },
       };
+    }
+    const check = /^\/applications\/([^/]+)\/token$/.exec(req.path);
+    if (check && req.method === 'POST') {
+      const clientId = decodeURIComponent(check[1]!);
+      if (req.headers.authorization !== `Basic ${Buffer.from(`${clientId}:${apps[clientId] ?? ''}`).toString('base64')}` || !apps[clientId]) {
+        return { status: 401, body: { message: 'Bad credentials', documentation_url: docs, status: '401' } };
+      }
+      let token: unknown;
+      try {
+        token = (JSON.parse(req.body) as { access_token?: unknown }).access_token;
+      } catch {
+        return { status: 400, body: { message: 'Problems parsing JSON', documentation_url: docs, status: '400' } };
+      }
+      const issued = typeof token === 'string' ? tokens.get(token) : undefined;
+      if (!issued || issued.app !== clientId) return { status: 404, body: { message: 'Not Found', documentation_url: docs, status: '404' } };
+      return { status: 200, body: { id: 1, token, app: { client_id: clientId, name: 'restgate test', url: 'http://127.0.0.1' }, scopes: ['user:email'] } };
     }
     const token = bearerToken(req.headers);
     const account = token === undefined ? undefined : tokens.get(token)?.account;

@@ -24,8 +24,18 @@ export interface DeliveryDoc {
   sentAt?: Date;
 }
 
+export const DELIVERY_CLAIMS_COLLECTION = 'delivery_claims';
+
+/** A take-over of a message seen before: `_id` `<message id>:<sends so far>` lets one mailer win it. */
+interface DeliveryClaimDoc {
+  _id: string;
+  token: string;
+  createdAt: Date;
+}
+
 export function createDeliveryRepository(db: Db): DeliveryLog & { find(id: string): Promise<DeliveryDoc | null> } {
   const collection = db.collection<DeliveryDoc>(DELIVERIES_COLLECTION);
+  const claims = db.collection<DeliveryClaimDoc>(DELIVERY_CLAIMS_COLLECTION);
 
   return {
     async claim({ id, type, requestId, leaseMs }): Promise<ClaimResult> {
@@ -48,14 +58,25 @@ export function createDeliveryRepository(db: Db): DeliveryLog & { find(id: strin
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
       }
-      // Seen before: take it over only if the last send failed or its sender's lease ran out.
+      // Seen before: take it over only if the last send failed or its sender's lease ran out, by
+      // inserting the claim `<id>:<sends>`: a conditional update would be read-modify-write on
+      // FerretDB, and two mailers could both take the message over and both send it.
+      const current = await collection.findOne({ _id: id });
+      if (current?.status === 'sent') return { outcome: 'sent' };
+      const free = current && (current.status === 'failed' || (current.leaseUntil !== undefined && current.leaseUntil <= now));
+      if (!free) return { outcome: 'busy' };
+      try {
+        await claims.insertOne({ _id: `${id}:${current.sends}`, token, createdAt: now });
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return { outcome: 'busy' };
+        throw err;
+      }
+      // Only the claim's winner writes here; the filter drops a claim made on a stale read.
       const taken = await collection.updateOne(
-        { _id: id, $or: [{ status: 'failed' }, { status: 'sending', leaseUntil: { $lte: now } }] },
+        { _id: id, sends: current.sends, status: current.status },
         { $set: { status: 'sending', claimToken: token, leaseUntil, requestId, updatedAt: now }, $inc: { sends: 1 } },
       );
-      if (taken.modifiedCount === 1) return { outcome: 'claimed', token };
-      const current = await collection.findOne({ _id: id }, { projection: { status: 1 } });
-      return current?.status === 'sent' ? { outcome: 'sent' } : { outcome: 'busy' };
+      return taken.modifiedCount === 1 ? { outcome: 'claimed', token } : { outcome: 'busy' };
     },
 
     async markSent(id, sent: SentMail) {

@@ -20,10 +20,11 @@ export function createOutboxSender(options: { dir: string; from: string }): Mail
       const location = path.join(options.dir, `${mail.id}.eml`);
       try {
         const info = await transport.sendMail(toMailOptions(mail, options.from));
-        await mkdir(options.dir, { recursive: true });
+        // Owner only: a mail holds a live reset link.
+        await mkdir(options.dir, { recursive: true, mode: 0o700 });
         // Write then rename: whoever watches the folder never sees half a mail.
         const partial = `${location}.${process.pid}.partial`;
-        await writeFile(partial, info.message as Buffer);
+        await writeFile(partial, info.message as Buffer, { mode: 0o600 });
         await rename(partial, location);
       } catch (err) {
         throw mailerErrors.sendFailed(`cannot write ${location}: ${(err as Error).message}`, false, err);
@@ -32,7 +33,7 @@ export function createOutboxSender(options: { dir: string; from: string }): Mail
     },
 
     async check() {
-      await mkdir(options.dir, { recursive: true });
+      await mkdir(options.dir, { recursive: true, mode: 0o700 });
       await access(options.dir, constants.W_OK);
     },
 

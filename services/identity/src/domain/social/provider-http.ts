@@ -12,6 +12,10 @@ export interface ProviderRequest {
   url: URL;
   headers?: Record<string, string>;
   signal: AbortSignal;
+  /** Default GET. */
+  method?: 'GET' | 'POST';
+  /** Sent as JSON. */
+  json?: unknown;
 }
 
 /** `base` + `/path`, keeping any path the base has (`https://graph.facebook.com/v24.0` + `me`). */
@@ -22,7 +26,7 @@ export function providerUrl(base: string, path: string, query: Record<string, st
 }
 
 /**
- * GETs a provider's JSON. Whatever goes wrong on the way becomes a 502 (unreachable) or, once
+ * Asks a provider for JSON (GET, or POST with a JSON body). Whatever goes wrong on the way becomes a 502 (unreachable) or, once
  * `signal` has fired, a 504; the status is the caller's to judge. Errors never carry the URL or the
  * fetch error, either of which may contain the token. Redirects are refused: a token must not
  * follow one to another host.
@@ -30,7 +34,9 @@ export function providerUrl(base: string, path: string, query: Record<string, st
 export async function getJson(request: ProviderRequest): Promise<ProviderReply> {
   try {
     const res = await fetch(request.url, {
-      headers: { accept: 'application/json', ...request.headers },
+      method: request.method ?? 'GET',
+      headers: { accept: 'application/json', ...(request.json === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers },
+      body: request.json === undefined ? undefined : JSON.stringify(request.json),
       signal: request.signal,
       redirect: 'error',
     });

@@ -62,6 +62,14 @@ export const socialErrors = {
       detail: `${label} does not say that this account's e-mail address is verified, so it can neither be linked to an account nor start one. Verify the address with ${label} and try again.`,
     });
   },
+  /** An account has this e-mail, but nobody ever proved they own it: never linked blindly. */
+  accountUnverified(label: string): AppError {
+    return errors.conflict(
+      'email',
+      `An account with this e-mail exists, but its e-mail was never verified, so ${label} cannot be linked to it. Reset its password with POST /password-resets (the mail goes to this address), then sign in with ${label} again.`,
+      'account_email_unverified',
+    );
+  },
   alreadyLinked(label: string): AppError {
     return errors.conflict(
       'email',

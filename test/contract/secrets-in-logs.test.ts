@@ -1,0 +1,147 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { simpleParser } from 'mailparser';
+import {
+  aFacebookAccount,
+  aGitHubAccount,
+  startFakeFacebook,
+  startFakeGitHub,
+  type FacebookAccount,
+  type FakeProvider,
+  type GitHubAccount,
+} from '../../services/identity/test/support/fake-providers';
+import { aUser, anArticle, signIn, signUp, tampered } from '../support/actors';
+import { client, type Client } from '../support/http';
+import { expectProblem } from '../support/shapes';
+import { startTestStack, type TestStack } from '../support/stack';
+
+/**
+ * No secret in any log line: the whole stack at LOG_LEVEL=trace goes through a contract flow
+ * that puts every kind of secret in every place a client may put it (master key, passwords,
+ * HTTP Basic, user tokens, reset tokens in paths and bodies, provider tokens), and then every
+ * line every process wrote is searched for each of them and their encodings.
+ *
+ * The one exception is documented (README, "Where mail goes"): in outbox mode (no SMTP server,
+ * the local stack) the mailer's line for a written mail carries the reset link, because that
+ * log is the local developer's inbox. The test checks that it is that line and no other.
+ */
+const FACEBOOK_APP = { id: 'restgate-test-app', secret: 'facebook-app-secret-for-the-log-test' };
+
+let stack: TestStack;
+let api: Client;
+let github: FakeProvider<GitHubAccount>;
+let facebook: FakeProvider<FacebookAccount>;
+let stopped = false;
+const lines: Array<{ name: string; line: string }> = [];
+
+beforeAll(async () => {
+  github = await startFakeGitHub();
+  facebook = await startFakeFacebook({ [FACEBOOK_APP.id]: FACEBOOK_APP.secret });
+  stack = await startTestStack({
+    env: {
+      LOG_LEVEL: 'trace',
+      SOCIAL_PROVIDERS: 'github,facebook',
+      GITHUB_API_URL: github.url,
+      FACEBOOK_API_URL: facebook.url,
+      FACEBOOK_APP_ID: FACEBOOK_APP.id,
+      FACEBOOK_APP_SECRET: FACEBOOK_APP.secret,
+    },
+    onLogLine: (name, line) => lines.push({ name, line }),
+  });
+  api = client(stack.url);
+}, 120_000);
+
+afterAll(async () => {
+  try {
+    if (!stopped) await stack?.stop();
+  } finally {
+    await Promise.all([github?.close(), facebook?.close()]);
+  }
+});
+
+async function resetTokenFor(email: string): Promise<string> {
+  for (;;) {
+    const files = fs.existsSync(stack.outboxDir) ? fs.readdirSync(stack.outboxDir).filter((f) => f.endsWith('.eml')) : [];
+    for (const file of files) {
+      const mail = await simpleParser(fs.readFileSync(path.join(stack.outboxDir, file)));
+      const to = (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.value[0]?.address;
+      const token = /\/([A-Za-z0-9_-]{43})(?=\s|$)/.exec(mail.text ?? '')?.[1];
+      if (to === email && token) return token;
+    }
+    // Jest's timeout bounds the wait: the mail comes through RabbitMQ and the mailer.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The forms a secret can take on the way: as sent, percent-encoded, Base64 (Basic). */
+function encodings(secret: string): string[] {
+  return [...new Set([secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64')])];
+}
+
+test('when a full contract flow has run at LOG_LEVEL=trace, then no log line of any process holds a secret it used', async () => {
+  const secrets: Record<string, string> = { ...stack.secrets, FACEBOOK_APP_SECRET: FACEBOOK_APP.secret };
+  const user = aUser();
+  secrets.password = user.password;
+  secrets.basic = `${user.email}:${user.password}`;
+
+  // Sign-up and sign-in: master key in the body, the query and a Bearer header; HTTP Basic.
+  expect((await signUp(api, stack, user)).status).toBe(201);
+  const auth = await signIn(api, stack, user);
+  expect(auth.status).toBe(201);
+  const token = auth.body.token as string;
+  secrets.userToken = token;
+  const nobody = { email: `nobody-${user.email}` };
+  expect((await api.post('/password-resets', { query: { access_token: stack.secrets.MASTER_KEY }, form: nobody })).status).toBe(202);
+  expect((await api.post('/password-resets', { bearer: stack.secrets.MASTER_KEY, json: nobody })).status).toBe(202);
+  expect((await signIn(api, stack, { ...user, password: `${user.password}-wrong` })).status).toBe(401);
+
+  // The user's token in each place, a tampered one, and a malformed path.
+  expect((await api.post('/articles', { form: { ...anArticle(), access_token: token } })).status).toBe(201);
+  expect((await api.post('/articles', { json: { ...anArticle(), access_token: token } })).status).toBe(201);
+  expect((await api.get('/articles', { query: { access_token: token } })).status).toBe(200);
+  expect((await api.get('/users/me', { bearer: token })).status).toBe(200);
+  expectProblem(await api.get('/users/me', { bearer: tampered(token) }), 401);
+  expectProblem(await api.get('/articles', { query: { access_token: token }, bearer: token }), 400, { code: 'credential_ambiguous' });
+  expectProblem(await api.get('/articles/%ZZ'), 404, { code: 'route_not_found' });
+
+  // Password reset: the token in the path (GET, HTML page, PUT twice, another method), the new password in the body.
+  expect((await api.post('/password-resets', { form: { email: user.email, access_token: stack.secrets.MASTER_KEY } })).status).toBe(202);
+  const resetToken = await resetTokenFor(user.email);
+  secrets.resetToken = resetToken;
+  const newPassword = `${user.password}-new`;
+  secrets.newPassword = newPassword;
+  expect((await api.get(`/password-resets/${resetToken}`)).status).toBe(200);
+  expect((await api.get(`/password-resets/${resetToken}`, { headers: { accept: 'text/html' } })).status).toBe(200);
+  expect((await api.request('PUT', `/password-resets/${resetToken}`, { json: { password: newPassword } })).status).toBe(200);
+  expectProblem(await api.request('PUT', `/password-resets/${resetToken}`, { form: { password: newPassword } }), 404);
+  expectProblem(await api.request('DELETE', `/password-resets/${resetToken}`), 405);
+
+  // Social sign-in: provider tokens in the body, the query and a Bearer header; one the provider refuses.
+  const githubToken = github.issueToken(aGitHubAccount());
+  const facebookToken = facebook.issueToken(aFacebookAccount(FACEBOOK_APP.id));
+  secrets.githubToken = githubToken;
+  secrets.facebookToken = facebookToken;
+  expect((await api.post('/auth/github', { form: { access_token: githubToken } })).status).toBe(201);
+  expect((await api.post('/auth/github', { query: { access_token: githubToken } })).status).toBe(201);
+  expect((await api.post('/auth/facebook', { bearer: facebookToken })).status).toBe(201);
+  const unknownProviderToken = `gho_${'x'.repeat(36)}`;
+  secrets.unknownProviderToken = unknownProviderToken;
+  expectProblem(await api.post('/auth/github', { json: { access_token: unknownProviderToken } }), 401);
+
+  await stack.stop();
+  stopped = true;
+
+  const isOutboxMailLine = (name: string, line: string) => name === 'mailer' && /"location":/.test(line) && /written to/.test(line);
+  const leaks: string[] = [];
+  for (const { name, line } of lines) {
+    for (const [label, secret] of Object.entries(secrets)) {
+      if (label === 'resetToken' && isOutboxMailLine(name, line)) continue;
+      if (encodings(secret).some((form) => line.includes(form))) leaks.push(`${label} in ${name}: ${line.slice(0, 300)}`);
+    }
+  }
+  expect(leaks).toEqual([]);
+  // The flow was logged (so the search could find something), and the exception is exactly one line.
+  expect(lines.filter(({ name }) => name === 'gateway').length).toBeGreaterThan(20);
+  expect(lines.filter(({ line }) => line.includes('[redacted]')).length).toBeGreaterThan(0);
+  expect(lines.filter(({ name, line }) => isOutboxMailLine(name, line) && line.includes(resetToken))).toHaveLength(1);
+}, 120_000);
