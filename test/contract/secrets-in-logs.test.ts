@@ -90,6 +90,18 @@ test('when a full contract flow has run at LOG_LEVEL=trace, then no log line of 
   expect(auth.status).toBe(201);
   const token = auth.body.token as string;
   secrets.userToken = token;
+  // Sessions, on a second sign-in of their own (reuse ends the session): a refresh token in a form
+  // body and in JSON, and a reused (already rotated) one.
+  const second = await signIn(api, stack, user);
+  secrets.secondAccessToken = second.body.token as string;
+  const firstRefresh = second.body.refreshToken as string;
+  secrets.refreshToken = firstRefresh;
+  const refreshed = await api.post('/auth/refresh', { form: { refreshToken: firstRefresh } });
+  expect(refreshed.status).toBe(201);
+  secrets.rotatedRefreshToken = refreshed.body.refreshToken as string;
+  secrets.refreshedAccessToken = refreshed.body.token as string;
+  expect((await api.post('/auth/refresh', { json: { refreshToken: refreshed.body.refreshToken } })).status).toBe(201);
+  expectProblem(await api.post('/auth/refresh', { json: { refreshToken: firstRefresh } }), 401);
   const nobody = { email: `nobody-${user.email}` };
   expect((await api.post('/password-resets', { query: { access_token: stack.secrets.MASTER_KEY }, form: nobody })).status).toBe(202);
   expect((await api.post('/password-resets', { bearer: stack.secrets.MASTER_KEY, json: nobody })).status).toBe(202);
