@@ -19,8 +19,9 @@ export interface OutboxItem {
 export class OutboxRepository {
   private readonly rows: Collection<PasswordResetDocument>;
 
-  constructor(db: Db) {
-    this.rows = db.collection<PasswordResetDocument>(PASSWORD_RESETS_COLLECTION);
+  /** `collection`: another collection whose documents carry the same `mail` entry (e-mail verifications). */
+  constructor(db: Db, collection = PASSWORD_RESETS_COLLECTION) {
+    this.rows = db.collection<PasswordResetDocument>(collection);
   }
 
   async ensureIndexes(): Promise<void> {

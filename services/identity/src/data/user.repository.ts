@@ -11,6 +11,8 @@ interface UserDocument {
   picture: string;
   role: Role;
   passwordHash: string | null;
+  /** Absent on documents written before e-mail verification existed: read as false. */
+  emailVerified?: boolean;
   providers?: ProviderLinks;
   createdAt: Date;
   updatedAt: Date;
@@ -19,7 +21,15 @@ interface UserDocument {
 const SEARCHED_FIELDS = ['name', 'email'];
 
 function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
-  return { id: doc._id.toHexString(), email: doc.email, name: doc.name, picture: doc.picture, role: doc.role, createdAt: doc.createdAt };
+  return {
+    id: doc._id.toHexString(),
+    email: doc.email,
+    name: doc.name,
+    picture: doc.picture,
+    role: doc.role,
+    emailVerified: doc.emailVerified === true,
+    createdAt: doc.createdAt,
+  };
 }
 
 function toRecord(doc: UserDocument): UserRecord {
@@ -93,7 +103,7 @@ export class MongoUserRepository implements UserRepository {
   }
 
   /** Sets the given fields; null when there is no such user. */
-  async update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash'>>): Promise<UserRecord | null> {
+  async update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>): Promise<UserRecord | null> {
     const _id = parseObjectId(id);
     if (!_id) return null;
     // FerretDB's findAndModify takes no projection, so the whole document comes back.

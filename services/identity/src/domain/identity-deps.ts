@@ -1,4 +1,5 @@
 import type { ListingQuery } from '@restgate/shared';
+import type { EmailVerificationDeps } from './email-verification';
 import type { PasswordHasher } from './password-hasher';
 import type { SocialProviderName } from './social/social-provider';
 import type { RevocationRecorder, SessionRepository, SessionSettings } from './sessions';
@@ -31,7 +32,7 @@ export interface UserRepository {
    */
   linkProvider(userId: string, provider: SocialProviderName, providerId: string): Promise<UserRecord | null>;
   /** Sets the given fields; null when there is no such user. */
-  update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash'>>): Promise<UserRecord | null>;
+  update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>): Promise<UserRecord | null>;
   delete(id: string): Promise<boolean>;
   /** One page (`q` over name and e-mail) and the total that matches, without password hashes. */
   list(page: UserPage): Promise<{ rows: UserSummary[]; count: number }>;
@@ -48,6 +49,10 @@ export interface IdentityDeps {
   /** Tells the gateways that sessions ended (Redis). */
   revocations: RevocationRecorder;
   sessionSettings: SessionSettings;
+  /** REQUIRE_VERIFIED_EMAIL: sign-in needs a proven address. */
+  requireVerifiedEmail?: boolean;
+  /** Sign-up sends the new address a verification link (absent: no mail, as in tests of other things). */
+  emailVerifications?: EmailVerificationDeps;
   /** Ends every password-reset token of a user (a password change makes them moot). */
   resetTokens: { deleteAllOfUser(userId: string): Promise<number> };
 }

@@ -62,6 +62,18 @@ export const socialErrors = {
       detail: `${label} does not say that this account's e-mail address is verified, so it can neither be linked to an account nor start one. Verify the address with ${label} and try again.`,
     });
   },
+  /**
+   * The account with this e-mail never proved that it owns the address: whoever signed it up may
+   * not be the address's owner, and linking would hand the provider's user an account someone
+   * else controls (its password, its sessions). Verifying the address first lifts this.
+   */
+  accountUnproven(label: string): AppError {
+    return errors.conflict(
+      'email',
+      `An account with this e-mail exists, but its address was never verified, so it cannot be linked to a ${label} identity. Verify the address with the link in the verification mail (a new one: POST /email-verifications), then sign in with ${label} again.`,
+      'account_email_unverified',
+    );
+  },
   alreadyLinked(label: string): AppError {
     return errors.conflict(
       'email',
