@@ -66,6 +66,7 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
         name: account.name,
         picture: account.avatarUrl,
         role: 'user',
+        emailVerified: true,
         createdAt: expect.any(String),
       });
       const claims = jwt.verify(res.body.token, TEST_JWT_SECRET, { algorithms: ['HS256'], issuer: 'restgate', audience: 'restgate-api' });
@@ -143,8 +144,9 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
   });
 
   describe('linking by e-mail', () => {
-    test('when Google vouches for the e-mail of an existing account, then that account is linked, its profile and password kept', async () => {
+    test('when Google vouches for the e-mail of an existing verified account, then that account is linked, its profile and password kept', async () => {
       const existing = await h.aUser({ name: 'Ada' });
+      await h.db.collection('users').updateOne({ email: existing.email }, { $set: { emailVerified: true } });
       const account = aGoogleAccount(CLIENT_ID, { email: existing.email.toUpperCase(), emailVerified: true });
 
       const res = await signInWith('google', google.issueToken(account));
@@ -155,6 +157,19 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
         providers: { google: account.sub },
         passwordHash: expect.stringMatching(/^\$2/),
       });
+      await h.call('post', '/auth', MASTER).set('Authorization', basic(existing.email, existing.password)).expect(201);
+    });
+
+    test('when Google vouches for the e-mail of an account whose address was never verified, then 409 account_email_unverified and nothing is linked', async () => {
+      const existing = await h.aUser();
+      const account = aGoogleAccount(CLIENT_ID, { email: existing.email, emailVerified: true });
+
+      const res = await signInWith('google', google.issueToken(account));
+
+      expectProblem(res, 409);
+      expect(res.body.code).toBe('account_email_unverified');
+      expect(res.body.detail).toContain('POST /email-verifications');
+      expect((await h.userDoc(existing.id))?.providers).toBeUndefined();
       await h.call('post', '/auth', MASTER).set('Authorization', basic(existing.email, existing.password)).expect(201);
     });
 
