@@ -10,6 +10,7 @@ import { createRevocationRecorder } from './data/revocation.store';
 import { MongoSessionRepository } from './data/session.repository';
 import { MongoUserRepository } from './data/user.repository';
 import type { IdentityDeps } from './domain/identity-deps';
+import { queueVerificationMail } from './domain/request-email-verification';
 import { createSocialLogin } from './domain/social/social-login';
 import { identityRoutes } from './http/routes';
 import { wireEmailVerifications, type EmailVerifications } from './email-verification.wiring';
@@ -101,7 +102,7 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     sessionSettings: { refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS },
     resetTokens: passwordResets.resets,
     requireVerifiedEmail: config.REQUIRE_VERIFIED_EMAIL,
-    emailVerifications: emailVerifications.deps,
+    sendVerificationMail: (user, requestId, log) => queueVerificationMail(emailVerifications.deps, user, requestId, log),
   };
   const routes = applyPolicy(
     identityRoutes(deps, {

@@ -3,7 +3,6 @@ import { isDuplicateKeyError, type Logger, type Principal } from '@restgate/shar
 import { identityErrors } from '../errors';
 import { assertMayGrantRole } from './access';
 import type { IdentityDeps } from './identity-deps';
-import { queueVerificationMail } from './request-email-verification';
 import { fullView, gravatarUrl, nameFromEmail, normalizeEmail, type FullUserView, type Role } from './user';
 
 export interface CreateUserInput {
@@ -40,13 +39,13 @@ export async function createUser(deps: IdentityDeps, caller: Principal, input: C
     if (isDuplicateKeyError(err)) throw identityErrors.emailTaken();
     throw err;
   }
-  if (deps.emailVerifications) {
+  if (deps.sendVerificationMail) {
     try {
-      await queueVerificationMail(deps.emailVerifications, user, context.requestId ?? randomUUID(), context.log);
+      await deps.sendVerificationMail(user, context.requestId ?? randomUUID(), context.log);
     } catch (err) {
       // The user exists: a failed answer would invite a retry that meets 409. The client can ask
       // for a new link (POST /email-verifications) instead.
-      (context.log ?? deps.emailVerifications.log)?.error({ err, userId: user.id }, 'verification mail not queued at sign-up');
+      context.log?.error({ err, userId: user.id }, 'verification mail not queued at sign-up');
     }
   }
   return fullView(user);
