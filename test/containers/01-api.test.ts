@@ -6,7 +6,18 @@
 import { aUser, anArticle } from '../support/actors';
 import { expectListing } from '../support/replies';
 import { articleView, authResult, expectProblem, expectShape, userFullView } from '../support/shapes';
-import { api, eventually, mailText, mailsWithSubject, masterKey, requestReset, resetTokenIn, signIn, signedUp, verificationTokenIn } from './support';
+import {
+  api,
+  eventually,
+  mailText,
+  mailsWithSubject,
+  masterKey,
+  requestReset,
+  resetTokenIn,
+  signIn,
+  signedUp,
+  verificationTokenIn,
+} from './support';
 
 // Sign-up mails a verification link too: the reset tests read reset mails only.
 const resetMailsTo = (email: string) => mailsWithSubject(email, 'Reset your password');
@@ -119,7 +130,10 @@ describe('e-mail verification, read back from Mailpit', () => {
   test('sign-up mails a link whose token, through the gateway, verifies the address once: emailVerified in /users/me', async () => {
     const { user, id } = await signedUp();
 
-    const mail = await eventually('the verification mail in Mailpit', async () => (await mailsWithSubject(user.email, 'Confirm your e-mail address'))[0]);
+    const mail = await eventually(
+      'the verification mail in Mailpit',
+      async () => (await mailsWithSubject(user.email, 'Confirm your e-mail address'))[0],
+    );
     const token = verificationTokenIn(await mailText(mail.ID));
     const verified = await api.request('PUT', `/email-verifications/${token}`);
     const again = await api.request('PUT', `/email-verifications/${token}`);

@@ -13,7 +13,14 @@ import { startTestStack, type TestStack } from '../support/stack';
  * used as a user uses it — by an API client, and in a real browser (Debian's Chromium).
  */
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 let stack: TestStack;
 let api: Client;

@@ -37,7 +37,11 @@ export function wireAbuseProtection(parts: {
     account: parseQuota(config.PASSWORD_ACCOUNT_FAILURES),
   });
   const mails = limits.limiter({ name: 'reset-mails', ...parseQuota(config.RESET_MAILS_PER_EMAIL), onStoreError: 'closed' });
-  const verificationMails = limits.limiter({ name: 'verification-mails', ...parseQuota(config.RESET_MAILS_PER_EMAIL), onStoreError: 'closed' });
+  const verificationMails = limits.limiter({
+    name: 'verification-mails',
+    ...parseQuota(config.RESET_MAILS_PER_EMAIL),
+    onStoreError: 'closed',
+  });
   const hasher = parts.hasher;
   if (metrics && hasher) {
     metrics.gauge({

@@ -41,10 +41,7 @@ export const identityErrors = {
   },
   /** One answer for an unknown, used, expired or malformed verification token. */
   verificationNotFound(): AppError {
-    return errors.notFound(
-      'No such e-mail verification: the link is unknown, used or expired.',
-      'email_verification_not_found',
-    );
+    return errors.notFound('No such e-mail verification: the link is unknown, used or expired.', 'email_verification_not_found');
   },
   /** REQUIRE_VERIFIED_EMAIL is on and the address is not proven yet: the password was right. */
   emailUnverified(): AppError {

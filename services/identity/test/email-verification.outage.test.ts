@@ -2,7 +2,16 @@ import { randomEmail } from '@restgate/shared/testing';
 import { ObjectId } from 'mongodb';
 import { EMAIL_VERIFICATIONS_COLLECTION, type EmailVerificationDocument } from '../src/data/email-verification.repository';
 import { MASTER, type IdentityHarness } from './support/identity-harness';
-import { brokerPort, eventually, pause, startMailPipeline, startTcpProxy, viaProxy, type MailPipeline, type TcpProxy } from './support/password-resets';
+import {
+  brokerPort,
+  eventually,
+  pause,
+  startMailPipeline,
+  startTcpProxy,
+  viaProxy,
+  type MailPipeline,
+  type TcpProxy,
+} from './support/password-resets';
 
 jest.setTimeout(40_000);
 
@@ -22,7 +31,10 @@ describe('sign-up while the broker is unreachable', () => {
   });
 
   const rowsOf = (userId: string) =>
-    h.db.collection<EmailVerificationDocument>(EMAIL_VERIFICATIONS_COLLECTION).find({ userId: new ObjectId(userId) }).toArray();
+    h.db
+      .collection<EmailVerificationDocument>(EMAIL_VERIFICATIONS_COLLECTION)
+      .find({ userId: new ObjectId(userId) })
+      .toArray();
 
   test('when the broker is down at sign-up, then 201 all the same, and once it is back exactly one verification mail goes out', async () => {
     // Arrange

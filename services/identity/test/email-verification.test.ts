@@ -21,7 +21,10 @@ describe('e-mail verification', () => {
   afterAll(() => pipeline.stop());
 
   const rows = (on: IdentityHarness, userId: string) =>
-    on.db.collection<EmailVerificationDocument>(EMAIL_VERIFICATIONS_COLLECTION).find({ userId: new ObjectId(userId) }).toArray();
+    on.db
+      .collection<EmailVerificationDocument>(EMAIL_VERIFICATIONS_COLLECTION)
+      .find({ userId: new ObjectId(userId) })
+      .toArray();
   const signUp = (on: IdentityHarness, email: string, password = 'correct-horse') =>
     on.call('post', '/users', MASTER).send({ email, password });
   const askAgain = (email: string) => h.call('post', '/email-verifications', MASTER).type('form').send({ email });

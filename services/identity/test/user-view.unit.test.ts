@@ -29,7 +29,13 @@ describe('user views', () => {
   test('the full view adds e-mail, role, emailVerified and an ISO createdAt, and never the password hash', () => {
     const view = fullView(record);
 
-    expect(view).toEqual({ ...publicView(record), email: 'ada@example.com', role: 'admin', emailVerified: false, createdAt: '2024-03-01T12:00:00.000Z' });
+    expect(view).toEqual({
+      ...publicView(record),
+      email: 'ada@example.com',
+      role: 'admin',
+      emailVerified: false,
+      createdAt: '2024-03-01T12:00:00.000Z',
+    });
     expect(JSON.stringify(view)).not.toContain('$2b$');
   });
 });

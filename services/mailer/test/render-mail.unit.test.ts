@@ -46,7 +46,12 @@ describe('renderMail(mail.email-verification)', () => {
       type: 'mail.email-verification',
       requestId: 'req-1',
       occurredAt: '2030-01-01T09:00:00.000Z',
-      data: { to: 'ada@example.test', name: 'Ada <3', link: 'https://app.example.test/verify/tok"123', expiresAt: '2030-01-02T09:00:00.000Z' },
+      data: {
+        to: 'ada@example.test',
+        name: 'Ada <3',
+        link: 'https://app.example.test/verify/tok"123',
+        expiresAt: '2030-01-02T09:00:00.000Z',
+      },
     });
 
     expect(mail.to).toEqual({ name: 'Ada <3', address: 'ada@example.test' });

@@ -37,7 +37,13 @@ export class MongoEmailVerificationRepository implements EmailVerificationReposi
     await this.rows.createIndex({ expiresAt: 1 }, { name: 'expires_at' });
   }
 
-  async insertWithMail(row: { userId: string; email: string; tokenHash: string; expiresAt: Date; envelope: EmailVerificationMail }): Promise<void> {
+  async insertWithMail(row: {
+    userId: string;
+    email: string;
+    tokenHash: string;
+    expiresAt: Date;
+    envelope: EmailVerificationMail;
+  }): Promise<void> {
     const userId = parseObjectId(row.userId);
     if (!userId) throw new Error('insertWithMail: malformed user id');
     const now = new Date();

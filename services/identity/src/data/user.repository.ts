@@ -103,7 +103,10 @@ export class MongoUserRepository implements UserRepository {
   }
 
   /** Sets the given fields; null when there is no such user. */
-  async update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>): Promise<UserRecord | null> {
+  async update(
+    id: string,
+    changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>,
+  ): Promise<UserRecord | null> {
     const _id = parseObjectId(id);
     if (!_id) return null;
     // FerretDB's findAndModify takes no projection, so the whole document comes back.

@@ -20,7 +20,12 @@ export interface CreateUserContext {
 }
 
 /** Sign-up: the user, unverified, and a verification mail to the address. */
-export async function createUser(deps: IdentityDeps, caller: Principal, input: CreateUserInput, context: CreateUserContext = {}): Promise<FullUserView> {
+export async function createUser(
+  deps: IdentityDeps,
+  caller: Principal,
+  input: CreateUserInput,
+  context: CreateUserContext = {},
+): Promise<FullUserView> {
   assertMayGrantRole(caller, input.role);
   const email = normalizeEmail(input.email);
   const passwordHash = await deps.hasher.hash(input.password);

@@ -24,7 +24,13 @@ export interface EmailVerificationRecord {
  * outbox entry the relay publishes.
  */
 export interface EmailVerificationRepository {
-  insertWithMail(row: { userId: string; email: string; tokenHash: string; expiresAt: Date; envelope: EmailVerificationMail }): Promise<void>;
+  insertWithMail(row: {
+    userId: string;
+    email: string;
+    tokenHash: string;
+    expiresAt: Date;
+    envelope: EmailVerificationMail;
+  }): Promise<void>;
   /** The same write for an address that gets no mail (unknown or already verified). */
   insertStandIn(row: { tokenHash: string; expiresAt: Date }): Promise<void>;
   /** The verification with this token hash, if it belongs to a user and has not expired. */

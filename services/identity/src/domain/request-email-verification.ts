@@ -49,5 +49,8 @@ export async function requestEmailVerification(
     return;
   }
   if (user && !isAddressProven(user) && (await queueVerificationMail(deps, user, input.requestId, log))) return;
-  await deps.verifications.insertStandIn({ tokenHash: newResetToken().tokenHash, expiresAt: new Date(Date.now() + VERIFICATION_TTL_SECONDS * 1000) });
+  await deps.verifications.insertStandIn({
+    tokenHash: newResetToken().tokenHash,
+    expiresAt: new Date(Date.now() + VERIFICATION_TTL_SECONDS * 1000),
+  });
 }

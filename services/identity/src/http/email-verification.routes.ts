@@ -35,7 +35,8 @@ export function emailVerificationRoutes(deps: EmailVerificationDeps, api: Return
       prefersHtml(headers.accept)
         ? asPage(async () => verificationFormPage((await getEmailVerification(deps, params.token)).user.email))
         : { status: 200, body: await getEmailVerification(deps, params.token), headers: { Vary: 'Accept' } },
-    submitEmailVerificationForm: async ({ params }) => asPage(async () => verificationDonePage((await verifyEmail(deps, params.token)).email)),
+    submitEmailVerificationForm: async ({ params }) =>
+      asPage(async () => verificationDonePage((await verifyEmail(deps, params.token)).email)),
     verifyEmail: async ({ params }) => ({ status: 200, body: await verifyEmail(deps, params.token) }),
   });
 }

@@ -13,7 +13,12 @@ import { userRoutes } from './user.routes';
 /** The identity service's route table with its default levels (before `ROUTE_POLICY`), from src/api.ts. */
 export function identityRoutes(
   deps: IdentityDeps,
-  options: { passwordMinLength: number; social?: SocialLogin; passwordResets?: PasswordResetDeps; emailVerifications?: EmailVerificationDeps },
+  options: {
+    passwordMinLength: number;
+    social?: SocialLogin;
+    passwordResets?: PasswordResetDeps;
+    emailVerifications?: EmailVerificationDeps;
+  },
 ): RouteDef[] {
   return [
     ...authRoutes(deps, authApi),
