@@ -8,13 +8,14 @@ export const EMAIL_VERIFICATIONS_COLLECTION = 'email_verifications';
 
 /**
  * One verification token and, in the same document, the mail that carries it: the outbox entry
- * has the password resets' shape, so the same relay code publishes it. `userId`, `email` and
+ * has the password resets' shape, so the same relay code publishes it. `userId`, `address` and
  * `mail` are null for the stand-in written for an address that gets no mail.
  */
 export interface EmailVerificationDocument {
   _id: ObjectId;
   userId: ObjectId | null;
-  email: string | null;
+  /** The address the link was sent to, and the only one it proves. */
+  address: string | null;
   /** SHA-256 of the token (hex): the token itself is never stored. */
   tokenHash: string;
   expiresAt: Date;
@@ -50,7 +51,7 @@ export class MongoEmailVerificationRepository implements EmailVerificationReposi
     await this.rows.insertOne({
       _id: new ObjectId(),
       userId,
-      email: row.email,
+      address: row.email,
       tokenHash: row.tokenHash,
       expiresAt: row.expiresAt,
       createdAt: now,
@@ -62,7 +63,7 @@ export class MongoEmailVerificationRepository implements EmailVerificationReposi
     await this.rows.insertOne({
       _id: new ObjectId(),
       userId: null,
-      email: null,
+      address: null,
       tokenHash: row.tokenHash,
       expiresAt: row.expiresAt,
       createdAt: new Date(),
@@ -72,8 +73,8 @@ export class MongoEmailVerificationRepository implements EmailVerificationReposi
 
   async findActive(tokenHash: string, now: Date): Promise<EmailVerificationRecord | null> {
     const doc = await this.rows.findOne({ tokenHash, userId: { $ne: null }, expiresAt: { $gt: now } });
-    if (!doc?.userId || !doc.email) return null;
-    return { id: doc._id.toHexString(), userId: doc.userId.toHexString(), email: doc.email, expiresAt: doc.expiresAt };
+    if (!doc?.userId || !doc.address) return null;
+    return { id: doc._id.toHexString(), userId: doc.userId.toHexString(), email: doc.address, expiresAt: doc.expiresAt };
   }
 
   /** A delete decides the winner: FerretDB v1 runs conditional updates as read-then-write, its delete reports one deletion only. */
