@@ -26,6 +26,7 @@ export const rateLimitConfigKeys = {
   RATE_LIMIT_REFRESH: quota('30/60', 'Token refreshes (POST /auth/refresh)'),
   RATE_LIMIT_SOCIAL: quota('20/60', 'Social sign-ins (POST /auth/<provider>)'),
   RATE_LIMIT_PASSWORD_RESETS: quota('10/3600', 'Password reset requests (POST /password-resets)'),
+  RATE_LIMIT_EMAIL_VERIFICATIONS: quota('10/3600', 'Requests for a new verification link (POST /email-verifications)'),
   RATE_LIMIT_MASTER_FACTOR: Joi.number()
     .integer()
     .min(1)
@@ -43,5 +44,6 @@ export interface RateLimitConfig {
   RATE_LIMIT_REFRESH: string;
   RATE_LIMIT_SOCIAL: string;
   RATE_LIMIT_PASSWORD_RESETS: string;
+  RATE_LIMIT_EMAIL_VERIFICATIONS: string;
   RATE_LIMIT_MASTER_FACTOR: number;
 }

@@ -14,7 +14,7 @@ import {
 import type { GatewayConfig } from './config';
 
 /** Per-address ceilings on top of the one on all routes; each is a `RATE_LIMIT_<NAME>` key. */
-export type RouteLimitName = 'credentials' | 'sign-up' | 'refresh' | 'social' | 'password-resets';
+export type RouteLimitName = 'credentials' | 'sign-up' | 'refresh' | 'social' | 'password-resets' | 'email-verifications';
 
 /**
  * Which routes (method + path pattern, as the policy table names them) count against which
@@ -31,6 +31,7 @@ export const ROUTE_LIMITS: Readonly<Record<string, RouteLimitName>> = {
   'POST /auth/github': 'social',
   'POST /auth/google': 'social',
   'POST /password-resets': 'password-resets',
+  'POST /email-verifications': 'email-verifications',
 };
 
 const QUOTA_KEYS: Record<RouteLimitName | 'all', keyof GatewayConfig> = {
@@ -40,6 +41,7 @@ const QUOTA_KEYS: Record<RouteLimitName | 'all', keyof GatewayConfig> = {
   refresh: 'RATE_LIMIT_REFRESH',
   social: 'RATE_LIMIT_SOCIAL',
   'password-resets': 'RATE_LIMIT_PASSWORD_RESETS',
+  'email-verifications': 'RATE_LIMIT_EMAIL_VERIFICATIONS',
 };
 
 export type LimitCheck = (address: string, res: Response, route: { method: string; path: string }, principal: Principal) => Promise<void>;

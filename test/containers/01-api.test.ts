@@ -6,7 +6,21 @@
 import { aUser, anArticle } from '../support/actors';
 import { expectListing } from '../support/replies';
 import { articleView, authResult, expectProblem, expectShape, userFullView } from '../support/shapes';
-import { api, eventually, mailText, mailsTo, masterKey, requestReset, resetTokenIn, signIn, signedUp } from './support';
+import {
+  api,
+  eventually,
+  mailText,
+  mailsWithSubject,
+  masterKey,
+  requestReset,
+  resetTokenIn,
+  signIn,
+  signedUp,
+  verificationTokenIn,
+} from './support';
+
+// Sign-up mails a verification link too: the reset tests read reset mails only.
+const resetMailsTo = (email: string) => mailsWithSubject(email, 'Reset your password');
 
 describe('the seed flows through the gateway on :9000', () => {
   test('sign-up (master key) → 201, sign-in (Basic + master key) → 201 with a token, and a wrong password → 401', async () => {
@@ -81,7 +95,7 @@ describe('password reset, read back from Mailpit', () => {
     const { user, id } = await signedUp();
 
     const asked = await requestReset(user.email);
-    const mail = await eventually('the reset mail in Mailpit', async () => (await mailsTo(user.email))[0]);
+    const mail = await eventually('the reset mail in Mailpit', async () => (await resetMailsTo(user.email))[0]);
     const token = resetTokenIn(await mailText(mail.ID));
     const look = await api.get(`/password-resets/${token}`);
     const change = await api.request('PUT', `/password-resets/${token}`, { form: { password: 'a-fresh-password' } });
@@ -95,7 +109,7 @@ describe('password reset, read back from Mailpit', () => {
     expectProblem(again, 404);
     expect((await signIn({ ...user, password: 'a-fresh-password' })).status).toBe(201);
     expectProblem(await signIn(user), 401);
-    expect(await mailsTo(user.email)).toHaveLength(1);
+    expect(await resetMailsTo(user.email)).toHaveLength(1);
   });
 
   test('an unknown e-mail gets the same 202, and no mail', async () => {
@@ -105,10 +119,31 @@ describe('password reset, read back from Mailpit', () => {
     const asked = await requestReset(stranger.email);
     await requestReset(known.email);
     // The known user's mail, asked after, arriving shows the stranger's request has been handled.
-    await eventually('the known user’s reset mail', async () => (await mailsTo(known.email))[0]);
+    await eventually('the known user’s reset mail', async () => (await resetMailsTo(known.email))[0]);
 
     expect(asked.status).toBe(202);
-    expect(await mailsTo(stranger.email)).toEqual([]);
+    expect(await resetMailsTo(stranger.email)).toEqual([]);
+  });
+});
+
+describe('e-mail verification, read back from Mailpit', () => {
+  test('sign-up mails a link whose token, through the gateway, verifies the address once: emailVerified in /users/me', async () => {
+    const { user, id } = await signedUp();
+
+    const mail = await eventually(
+      'the verification mail in Mailpit',
+      async () => (await mailsWithSubject(user.email, 'Confirm your e-mail address'))[0],
+    );
+    const token = verificationTokenIn(await mailText(mail.ID));
+    const verified = await api.request('PUT', `/email-verifications/${token}`);
+    const again = await api.request('PUT', `/email-verifications/${token}`);
+    const session = await signIn(user);
+    const me = await api.get('/users/me', { bearer: session.body.token });
+
+    expect(verified.status).toBe(200);
+    expect(verified.body).toMatchObject({ id, emailVerified: true });
+    expectProblem(again, 404);
+    expect(me.body).toMatchObject({ id, emailVerified: true });
   });
 });
 

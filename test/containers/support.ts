@@ -140,6 +140,11 @@ export async function mailsTo(address: string): Promise<MailSummary[]> {
   return (await mails()).filter((m) => m.To.some((to) => to.Address.toLowerCase() === address.toLowerCase()));
 }
 
+/** The mails to `address` with this subject (sign-up sends a verification mail, a reset request a reset mail). */
+export async function mailsWithSubject(address: string, subject: string): Promise<MailSummary[]> {
+  return (await mailsTo(address)).filter((m) => m.Subject === subject);
+}
+
 export async function mailText(id: string): Promise<string> {
   const message = await mailpit(`/api/v1/message/${encodeURIComponent(id)}`);
   return `${message.Text ?? ''}\n${message.HTML ?? ''}`;
@@ -150,6 +155,12 @@ export async function deleteAllMail(): Promise<void> {
 }
 
 /** The reset token in a reset mail: the last path segment of its link to /password-resets/. */
+export function verificationTokenIn(text: string): string {
+  const match = /\/email-verifications\/([A-Za-z0-9_-]{20,})/.exec(text);
+  if (!match) throw new Error(`no verification link in the mail:\n${text.slice(0, 1000)}`);
+  return match[1] as string;
+}
+
 export function resetTokenIn(text: string): string {
   const match = /\/password-resets\/([A-Za-z0-9_-]{20,})/.exec(text);
   if (!match) throw new Error(`no reset link in the mail:\n${text.slice(0, 1000)}`);

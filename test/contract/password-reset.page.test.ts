@@ -36,8 +36,11 @@ async function resetLinkFor(email: string, timeoutMs = 20_000): Promise<string> 
   for (;;) {
     const files = fs.existsSync(stack.outboxDir) ? fs.readdirSync(stack.outboxDir).filter((f) => f.endsWith('.eml')) : [];
     const mails: ParsedMail[] = await Promise.all(files.map((f) => simpleParser(fs.readFileSync(path.join(stack.outboxDir, f)))));
-    const mail = mails.find((m) => (Array.isArray(m.to) ? m.to[0] : m.to)?.value[0]?.address === email);
-    const link = mail && /https?:\/\/\S+\/password-resets\/[A-Za-z0-9_-]{43}/.exec(mail.text ?? '')?.[0];
+    // Sign-up mails a verification link to the same address: look for the reset link in each.
+    const link = mails
+      .filter((m) => (Array.isArray(m.to) ? m.to[0] : m.to)?.value[0]?.address === email)
+      .map((m) => /https?:\/\/\S+\/password-resets\/[A-Za-z0-9_-]{43}/.exec(m.text ?? '')?.[0])
+      .find(Boolean);
     if (link) return link;
     if (Date.now() > deadline) throw new Error(`no reset mail to ${email} in ${stack.outboxDir} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));

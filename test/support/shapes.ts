@@ -14,6 +14,7 @@ export const userFullView = Joi.object({
   picture: Joi.string().uri(),
   email: Joi.string().email({ tlds: false }),
   role: Joi.string().valid('user', 'admin'),
+  emailVerified: Joi.boolean(),
   createdAt: timestamp,
 });
 

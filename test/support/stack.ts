@@ -242,6 +242,7 @@ export async function startTestStack(
         BCRYPT_ROUNDS: '4',
         // The mail's default link is this stack's own reset page, so a test can open it as a user does.
         RESET_DEFAULT_PAGE: `http://127.0.0.1:${ports[stackLib.GATEWAY.name]}/password-resets`,
+        EMAIL_VERIFICATION_PAGE: `http://127.0.0.1:${ports[stackLib.GATEWAY.name]}/email-verifications`,
         ...options.env,
       }),
       ports,

@@ -33,7 +33,9 @@ export const abuseConfigKeys = {
     ),
   RESET_MAILS_PER_EMAIL: quota()
     .default('3/3600')
-    .description('Reset mails one e-mail address gets, as points/seconds; past it the answer is the same 202 and no mail is sent.'),
+    .description(
+      'Reset mails one e-mail address gets, as points/seconds, and, counted apart, requested verification mails (POST /email-verifications); past it the answer is the same 202 and no mail is sent.',
+    ),
   HASH_QUEUE_MAX: Joi.number()
     .integer()
     .min(0)

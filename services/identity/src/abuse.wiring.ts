@@ -9,6 +9,8 @@ export interface AbuseProtection {
   redis: RedisHandle;
   backoff: SignInBackoff;
   resetMailCap: ResetMailCap;
+  /** Requests for a new verification link: the same quota, counted apart. */
+  verificationMailCap: ResetMailCap;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,11 @@ export function wireAbuseProtection(parts: {
     account: parseQuota(config.PASSWORD_ACCOUNT_FAILURES),
   });
   const mails = limits.limiter({ name: 'reset-mails', ...parseQuota(config.RESET_MAILS_PER_EMAIL), onStoreError: 'closed' });
+  const verificationMails = limits.limiter({
+    name: 'verification-mails',
+    ...parseQuota(config.RESET_MAILS_PER_EMAIL),
+    onStoreError: 'closed',
+  });
   const hasher = parts.hasher;
   if (metrics && hasher) {
     metrics.gauge({
@@ -56,6 +63,7 @@ export function wireAbuseProtection(parts: {
     redis,
     backoff,
     resetMailCap: { allow: async (email) => (await mails.consume(email)).allowed },
+    verificationMailCap: { allow: async (email) => (await verificationMails.consume(email)).allowed },
     // A connection it was given is closed by whoever opened it.
     close: () => (parts.redis ? Promise.resolve() : redis.close()),
   };

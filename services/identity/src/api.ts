@@ -6,6 +6,7 @@
  */
 import { defineSpec, type HttpMethod, type ServiceApi } from '@restgate/shared';
 import { passwordResetSchemas, passwordResetViewSchema, resetAcceptedSchema } from './http/password-reset.schemas';
+import { emailVerificationSchemas, emailVerificationViewSchema } from './http/email-verification.schemas';
 import { providerTokenBody, providerTokenQuery } from './http/social.schemas';
 import { refreshBody, sessionListingSchema, sessionListQuery, sessionTokensSchema } from './http/session.schemas';
 import { fullUserSchema, publicUserSchema, userListingSchema, userSchemas } from './http/user.schemas';
@@ -36,7 +37,10 @@ export const authApi = {
       401: {
         description: 'No master key, or missing or wrong Basic credentials (one answer for an unknown e-mail and a wrong password).',
       },
-      403: { description: 'A credential other than the master key.' },
+      403: {
+        description:
+          'A credential other than the master key; or, with `REQUIRE_VERIFIED_EMAIL` on, the right password of a user whose e-mail is not verified: `email_unverified` (open the link in the verification mail, or ask for a new one with POST /email-verifications).',
+      },
       429: { description: 'Too many wrong passwords for this account from this address (the back-off), or for this account overall.' },
       503: { description: 'Too many password checks in progress: try again after `Retry-After`.' },
     },
@@ -331,9 +335,71 @@ export function passwordResetApi(options: IdentityApiOptions) {
   };
 }
 
+export function emailVerificationApi(_options?: IdentityApiOptions) {
+  const schemas = emailVerificationSchemas();
+  const tags = ['e-mail verification'];
+  const deadToken = { description: 'The token is unknown, used, expired or malformed (one answer for all).' };
+  return {
+    requestEmailVerification: defineSpec({
+      method: 'post',
+      path: '/email-verifications',
+      level: 'master',
+      tags,
+      summary:
+        'Ask for a new verification link for an address. Answered once the request is stored; the same answer whether or not the e-mail is registered or already verified.',
+      description:
+        'Sign-up sends the first link; this sends a fresh one (the earlier links of the user stop working). Only a registered, unverified address gets a mail, and at most `RESET_MAILS_PER_EMAIL` of them per window.',
+      schemas: { body: schemas.requestBody },
+      responses: {
+        202: { description: 'Accepted (also for an unknown or verified e-mail, which gets no mail).', schema: schemas.acceptedSchema },
+        400: { description: 'Invalid body; `param` names the first failing field.' },
+        401: { description: 'No credential.' },
+        403: { description: 'A credential other than the master key.' },
+      },
+    }),
+    getEmailVerification: defineSpec<unknown, unknown, { token: string }>({
+      method: 'get',
+      path: '/email-verifications/:token',
+      level: 'public',
+      tags,
+      summary: 'Whose address a verification token proves; a browser (`Accept: text/html`) gets the verification page instead.',
+      description:
+        'The link in the verification mail. Reading it changes nothing (mail scanners open links): JSON clients get `{ user }`, and a request whose `Accept` prefers `text/html` gets a page with one button that posts to `POST /email-verifications/{token}`; a dead token gets a page saying so, with status 404.',
+      responses: {
+        200: { description: 'The user the token belongs to (JSON), or the page with the button (HTML).', schema: emailVerificationViewSchema, html: true },
+        404: { ...deadToken, html: true },
+      },
+    }),
+    submitEmailVerificationForm: defineSpec<Record<string, never>, unknown, { token: string }>({
+      method: 'post',
+      path: '/email-verifications/:token',
+      level: 'public',
+      tags,
+      summary: "The verification page's button: verifies the address and answers a page with the outcome.",
+      description: 'For browsers, which cannot send PUT from a form. The same effect as `PUT /email-verifications/{token}`; every answer is an HTML page.',
+      schemas: { body: schemas.formBody },
+      responses: {
+        200: { description: 'The address is verified: a page that says so.', html: true },
+        404: { ...deadToken, html: true },
+      },
+    }),
+    verifyEmail: defineSpec<unknown, unknown, { token: string }>({
+      method: 'put',
+      path: '/email-verifications/:token',
+      level: 'public',
+      tags,
+      summary: "Verify an address with its token: the user's `emailVerified` becomes true, and the token and the user's other verification links are used up.",
+      responses: {
+        200: { description: 'The user.', schema: fullUserSchema },
+        404: deadToken,
+      },
+    }),
+  };
+}
+
 /** Every route of the service, in the order it mounts them. */
 export function identityApi(options: IdentityApiOptions) {
-  return { ...authApi, ...socialApi, ...userApi(options), ...passwordResetApi(options) };
+  return { ...authApi, ...socialApi, ...userApi(options), ...passwordResetApi(options), ...emailVerificationApi(options) };
 }
 
 /** What the gateway reads: every route with its default level. */

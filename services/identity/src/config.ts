@@ -22,6 +22,8 @@ export interface IdentityConfig extends BaseConfig, AbuseConfig {
   RESET_TOKEN_TTL_SECONDS: number;
   OUTBOX_POLL_MS: number;
   TOPOLOGY_PREFIX: string;
+  EMAIL_VERIFICATION_PAGE: string;
+  REQUIRE_VERIFIED_EMAIL: boolean;
   SOCIAL_PROVIDERS: SocialProviderName[];
   SOCIAL_TIMEOUT_MS: number;
   FACEBOOK_API_URL: string;
@@ -143,6 +145,14 @@ export const identityConfigSchema = baseConfigSchema.keys({
     .max(86_400)
     .default(3_600)
     .description('How long a password reset token works, in seconds.'),
+  EMAIL_VERIFICATION_PAGE: httpUrl
+    .default('http://127.0.0.1:9000/email-verifications')
+    .description(
+      "The page a verification mail links to (as <page>/<token>). Default: the local gateway's own GET /email-verifications/:token, a page with a button that verifies; set your app's page in production.",
+    ),
+  REQUIRE_VERIFIED_EMAIL: Joi.boolean()
+    .default(false)
+    .description('When true, sign-in (POST /auth) of a user whose e-mail is not verified is refused: 403 `email_unverified`.'),
   OUTBOX_POLL_MS: Joi.number()
     .integer()
     .min(50)

@@ -39,6 +39,17 @@ export const identityErrors = {
   resetNotFound(): AppError {
     return errors.notFound('No such password reset: the link is unknown, used or expired.', 'password_reset_not_found');
   },
+  /** One answer for an unknown, used, expired or malformed verification token. */
+  verificationNotFound(): AppError {
+    return errors.notFound('No such e-mail verification: the link is unknown, used or expired.', 'email_verification_not_found');
+  },
+  /** REQUIRE_VERIFIED_EMAIL is on and the address is not proven yet: the password was right. */
+  emailUnverified(): AppError {
+    return errors.forbidden(
+      'This e-mail address is not verified yet. Open the link in the verification mail sent to it, or ask for a new link with POST /email-verifications { email } (master key).',
+      'email_unverified',
+    );
+  },
   /** One answer for an unknown, used, expired or ended refresh token (a used one also ends its session). */
   refreshTokenInvalid(): AppError {
     return errors.unauthorized(

@@ -10,8 +10,10 @@ import { createRevocationRecorder } from './data/revocation.store';
 import { MongoSessionRepository } from './data/session.repository';
 import { MongoUserRepository } from './data/user.repository';
 import type { IdentityDeps } from './domain/identity-deps';
+import { queueVerificationMail } from './domain/request-email-verification';
 import { createSocialLogin } from './domain/social/social-login';
 import { identityRoutes } from './http/routes';
+import { wireEmailVerifications, type EmailVerifications } from './email-verification.wiring';
 import { wirePasswordResets, type PasswordResets } from './password-reset.wiring';
 
 /** What the identity service is built from: `start.ts` passes what `runService` gives it, tests their own. */
@@ -36,6 +38,8 @@ export interface Identity {
   /** What the use cases work with. */
   deps: IdentityDeps;
   passwordResets: PasswordResets;
+  /** Verification tokens and their relay (over the password resets' broker connection). */
+  emailVerifications: EmailVerifications;
   /** The connection that records ended sessions (and carries the abuse limits). */
   redis: RedisHandle;
   /** The back-off and the reset-mail cap on Redis, unless turned off. */
@@ -85,6 +89,14 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     amqpOptions,
     mailCap: abuse?.resetMailCap,
   });
+  const emailVerifications = wireEmailVerifications({
+    config,
+    db: mongo.db,
+    users,
+    amqp: passwordResets.amqp,
+    logger,
+    mailCap: abuse?.verificationMailCap,
+  });
   const deps: IdentityDeps = {
     users,
     hasher,
@@ -94,12 +106,15 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     revocations,
     sessionSettings: { refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS },
     resetTokens: passwordResets.resets,
+    requireVerifiedEmail: config.REQUIRE_VERIFIED_EMAIL,
+    sendVerificationMail: (user, requestId, log) => queueVerificationMail(emailVerifications.deps, user, requestId, log),
   };
   const routes = applyPolicy(
     identityRoutes(deps, {
       passwordMinLength: config.PASSWORD_MIN_LENGTH,
       social: createSocialLogin(config, logger),
       passwordResets: passwordResets.deps,
+      emailVerifications: emailVerifications.deps,
     }),
     config.ROUTE_POLICY,
   );
@@ -107,9 +122,10 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
   const app = createApp({ config, logger, routes, readiness: [mongo.readiness, redis.readiness], metrics });
   metrics.gauge({
     name: 'identity_outbox_pending',
-    help: 'Password-reset mails waiting in the outbox for the broker.',
+    help: 'Password-reset and e-mail verification mails waiting in the outbox for the broker.',
     async collect() {
-      this.set(await passwordResets.relay.backlog());
+      const [resets, verifications] = await Promise.all([passwordResets.relay.backlog(), emailVerifications.relay.backlog()]);
+      this.set(resets + verifications);
     },
   });
 
@@ -118,20 +134,24 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     mongo,
     deps,
     passwordResets,
+    emailVerifications,
     redis,
     abuse,
     async ensureIndexes(waitMs = 30_000) {
       await retryUntil(() => users.ensureIndexes(), waitMs, logger, 'creating indexes');
       await retryUntil(() => sessions.ensureIndexes(), waitMs, logger, 'creating session indexes');
       await retryUntil(() => passwordResets.ensureIndexes(), waitMs, logger, 'creating password reset indexes');
+      await retryUntil(() => emailVerifications.ensureIndexes(), waitMs, logger, 'creating e-mail verification indexes');
     },
     async whenReady(waitMs = 5_000) {
       await redis.whenReady(waitMs);
     },
     start() {
+      emailVerifications.start();
       passwordResets.start();
     },
     async stop() {
+      await emailVerifications.stop();
       await passwordResets.stop();
       await hasher.close();
       await abuse?.close();

@@ -26,6 +26,7 @@ describe('POST /auth', () => {
       name: user.email.split('@')[0],
       picture: expect.stringMatching(/^https:\/\/gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon$/),
       role: 'user',
+      emailVerified: false,
       createdAt: expect.any(String),
     });
     const decoded = jwt.verify(res.body.token, TEST_JWT_SECRET, {

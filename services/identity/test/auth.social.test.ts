@@ -67,6 +67,7 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
         name: account.name,
         picture: account.avatarUrl,
         role: 'user',
+        emailVerified: true,
         createdAt: expect.any(String),
       });
       const claims = jwt.verify(res.body.token, TEST_JWT_SECRET, { algorithms: ['HS256'], issuer: 'restgate', audience: 'restgate-api' });
@@ -160,6 +161,7 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
 
     test('when the owner has proved the address with a password reset, then the same sign-in links the account, its profile and new password kept', async () => {
       const existing = await h.aUser({ name: 'Ada' });
+      await h.db.collection('users').updateOne({ email: existing.email }, { $set: { emailVerified: true } });
       const account = aGoogleAccount(CLIENT_ID, { email: existing.email.toUpperCase(), emailVerified: true });
       expect((await signInWith('google', google.issueToken(account))).status).toBe(409);
       const { token } = await aPasswordReset(h, existing);
@@ -174,6 +176,19 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
         providers: { google: account.sub },
         passwordHash: expect.stringMatching(/^\$2/),
       });
+      await h.call('post', '/auth', MASTER).set('Authorization', basic(existing.email, existing.password)).expect(201);
+    });
+
+    test('when Google vouches for the e-mail of an account whose address was never verified, then 409 account_email_unverified and nothing is linked', async () => {
+      const existing = await h.aUser();
+      const account = aGoogleAccount(CLIENT_ID, { email: existing.email, emailVerified: true });
+
+      const res = await signInWith('google', google.issueToken(account));
+
+      expectProblem(res, 409);
+      expect(res.body.code).toBe('account_email_unverified');
+      expect(res.body.detail).toContain('POST /email-verifications');
+      expect((await h.userDoc(existing.id))?.providers).toBeUndefined();
       await h.call('post', '/auth', MASTER).set('Authorization', basic(existing.email, existing.password)).expect(201);
     });
 

@@ -1,5 +1,6 @@
 import { validateMessage } from '@restgate/shared/amqp';
 import { MAIL_MESSAGE_SCHEMAS } from '../../mailer/src/domain/mail.messages';
+import { emailVerificationMail } from '../src/domain/email-verification-mail';
 import { passwordResetMail, type PasswordResetMailData } from '../src/domain/password-reset-mail';
 
 /**
@@ -50,5 +51,40 @@ describe('the mail.password-reset contract, seen by identity and by the mailer',
     const data = { ...valid, ...change };
 
     expect(identityBuilds(data)).toBe(mailerAccepts(data));
+  });
+});
+
+describe('the mail.email-verification contract, seen by identity and by the mailer', () => {
+  const verificationAccepted = (data: unknown) =>
+    validateMessage(Buffer.from(JSON.stringify({ ...emailVerificationMail(valid, 'req-1'), data })), {}, MAIL_MESSAGE_SCHEMAS).ok;
+  const verificationBuilt = (data: PasswordResetMailData) => {
+    try {
+      emailVerificationMail(data, 'req-1');
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  test('when identity builds a request, then the mailer accepts exactly it', () => {
+    const envelope = emailVerificationMail(valid, 'req-1');
+
+    const result = validateMessage(Buffer.from(JSON.stringify(envelope)), { messageId: envelope.id }, MAIL_MESSAGE_SCHEMAS);
+
+    expect(envelope.type).toBe('mail.email-verification');
+    expect(result).toEqual({ ok: true, message: envelope });
+  });
+
+  test.each<[string, Partial<PasswordResetMailData>]>([
+    ['a valid request', {}],
+    ['CR/LF in the address', { to: 'ada@example.test\r\nBcc: x@example.test' }],
+    ['a display name in the address', { to: 'Ada <ada@example.test>' }],
+    ['a control character in the name', { name: 'Ada\u0007' }],
+    ['a link that is not http(s)', { link: 'javascript:alert(1)' }],
+    ['an expiry that is not a date', { expiresAt: 'soon' }],
+  ])('when the data has %s, then identity builds it if and only if the mailer accepts it', (_case, change) => {
+    const data = { ...valid, ...change };
+
+    expect(verificationBuilt(data)).toBe(verificationAccepted(data));
   });
 });

@@ -55,7 +55,7 @@ describe('password reset by e-mail', () => {
     expect(look.status).toBe(200);
     expect(look.body.user).toEqual({ id: user.id, name: 'Ada Lovelace', picture: expect.any(String), email: user.email });
     expect(change.status).toBe(200);
-    expect(change.body).toMatchObject({ id: user.id, email: user.email });
+    expect(change.body).toMatchObject({ id: user.id, email: user.email, emailVerified: true });
     expect(again.status).toBe(404);
     expect((await signIn(user.email, 'the-new-password')).status).toBe(201);
     expect((await signIn(user.email, user.password)).status).toBe(401);

@@ -48,6 +48,7 @@ describe('GET and PUT /password-resets/:token', () => {
       picture: expect.any(String),
       email: user.email,
       role: 'user',
+      emailVerified: true,
       createdAt: expect.any(String),
     });
     expect((await h.userDoc(user.id))?.passwordHash).not.toBe(before?.passwordHash);

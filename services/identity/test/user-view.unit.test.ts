@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   fullView,
   gravatarUrl,
+  isAddressProven,
   nameFromEmail,
   normalizeEmail,
   pictureAfterEmailChange,
@@ -16,6 +17,7 @@ const record: UserRecord = {
   picture: 'https://example.com/ada.png',
   role: 'admin',
   passwordHash: '$2b$10$secret',
+  emailVerified: false,
   createdAt: new Date('2024-03-01T12:00:00.000Z'),
 };
 
@@ -24,11 +26,26 @@ describe('user views', () => {
     expect(publicView(record)).toEqual({ id: record.id, name: 'Ada', picture: 'https://example.com/ada.png' });
   });
 
-  test('the full view adds e-mail, role and an ISO createdAt, and never the password hash', () => {
+  test('the full view adds e-mail, role, emailVerified and an ISO createdAt, and never the password hash', () => {
     const view = fullView(record);
 
-    expect(view).toEqual({ ...publicView(record), email: 'ada@example.com', role: 'admin', createdAt: '2024-03-01T12:00:00.000Z' });
+    expect(view).toEqual({
+      ...publicView(record),
+      email: 'ada@example.com',
+      role: 'admin',
+      emailVerified: false,
+      createdAt: '2024-03-01T12:00:00.000Z',
+    });
     expect(JSON.stringify(view)).not.toContain('$2b$');
+  });
+});
+
+describe('isAddressProven', () => {
+  test('only emailVerified: true proves the address', () => {
+    expect(isAddressProven({ emailVerified: true })).toBe(true);
+    expect(isAddressProven({ emailVerified: false })).toBe(false);
+    // A document written before verification existed reads as unverified.
+    expect(isAddressProven({} as Pick<UserRecord, 'emailVerified'>)).toBe(false);
   });
 });
 

@@ -31,6 +31,7 @@ describe('POST /users', () => {
       name: email.split('@')[0],
       picture: `https://gravatar.com/avatar/${md5}?d=identicon`,
       role: 'user',
+      emailVerified: false,
       createdAt: expect.any(String),
     });
     expect(new Date(res.body.createdAt).toISOString()).toBe(res.body.createdAt);

@@ -19,6 +19,7 @@ describe('GET /users/me', () => {
       email: user.email,
       picture: expect.any(String),
       role: 'user',
+      emailVerified: false,
       createdAt: expect.any(String),
     });
   });

@@ -34,6 +34,7 @@ describe('GET /users', () => {
       email: users[2]!.email,
       picture: expect.stringContaining('https://gravatar.com/avatar/'),
       role: 'user',
+      emailVerified: false,
       createdAt: expect.any(String),
     });
     expect(JSON.stringify(res.body)).not.toMatch(/password/i);

@@ -26,6 +26,7 @@ describe('PUT /users/:id/password and /users/me/password', () => {
       picture: expect.any(String),
       email: user.email,
       role: 'user',
+      emailVerified: false,
       createdAt: expect.any(String),
     });
     expect((await h.userDoc(user.id))?.passwordHash).not.toBe(before?.passwordHash);

@@ -20,6 +20,7 @@ describe.each(['put', 'patch'] as const)('%s /users/:id and /users/me', (method)
       picture: before?.picture,
       email: user.email,
       role: 'user',
+      emailVerified: false,
       createdAt: expect.any(String),
     });
     expect(await h.userDoc(user.id)).toMatchObject({ name: 'New Name', picture: before?.picture, passwordHash: before?.passwordHash });

@@ -39,6 +39,34 @@ describe('renderMail(mail.password-reset)', () => {
   });
 });
 
+describe('renderMail(mail.email-verification)', () => {
+  test('when rendered, then text and HTML carry the name, the link, the 24-hour expiry and the "ignore it" line', () => {
+    const mail = renderMail({
+      id: 'c0ffee00-0000-4000-8000-000000000001',
+      type: 'mail.email-verification',
+      requestId: 'req-1',
+      occurredAt: '2030-01-01T09:00:00.000Z',
+      data: {
+        to: 'ada@example.test',
+        name: 'Ada <3',
+        link: 'https://app.example.test/verify/tok"123',
+        expiresAt: '2030-01-02T09:00:00.000Z',
+      },
+    });
+
+    expect(mail.to).toEqual({ name: 'Ada <3', address: 'ada@example.test' });
+    expect(mail.subject).toBe('Confirm your e-mail address');
+    for (const body of [mail.text, mail.html]) {
+      expect(body).toContain('for 24 hours (until Wed, 02 Jan 2030 09:00 UTC)');
+      expect(body).toContain("If you didn't sign up, ignore this e-mail");
+    }
+    expect(mail.text).toContain('Hello Ada <3,');
+    expect(mail.text).toContain('https://app.example.test/verify/tok"123');
+    expect(mail.html).toContain('Hello Ada &lt;3,');
+    expect(mail.html).toContain('<a href="https://app.example.test/verify/tok&quot;123">');
+  });
+});
+
 describe('describeDuration', () => {
   test.each([
     [60 * 60_000, 'one hour'],

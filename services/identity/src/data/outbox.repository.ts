@@ -38,8 +38,12 @@ export class OutboxRepository {
   private readonly rows: Collection<PasswordResetDocument>;
   private readonly leases: Collection<OutboxLeaseDocument>;
 
-  constructor(db: Db) {
-    this.rows = db.collection<PasswordResetDocument>(PASSWORD_RESETS_COLLECTION);
+  /**
+   * `collection`: another collection whose documents carry the same `mail` entry (e-mail
+   * verifications). Leases share one collection: entry ids are unique across both.
+   */
+  constructor(db: Db, collection = PASSWORD_RESETS_COLLECTION) {
+    this.rows = db.collection<PasswordResetDocument>(collection);
     this.leases = db.collection<OutboxLeaseDocument>(OUTBOX_LEASES_COLLECTION);
   }
 

@@ -11,6 +11,8 @@ interface UserDocument {
   picture: string;
   role: Role;
   passwordHash: string | null;
+  /** Absent on documents written before e-mail verification existed: read as false. */
+  emailVerified?: boolean;
   providers?: ProviderLinks;
   /** When someone proved they own the e-mail (absent: never; a linked provider counts too). */
   emailVerifiedAt?: Date;
@@ -21,7 +23,15 @@ interface UserDocument {
 const SEARCHED_FIELDS = ['name', 'email'];
 
 function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
-  return { id: doc._id.toHexString(), email: doc.email, name: doc.name, picture: doc.picture, role: doc.role, createdAt: doc.createdAt };
+  return {
+    id: doc._id.toHexString(),
+    email: doc.email,
+    name: doc.name,
+    picture: doc.picture,
+    role: doc.role,
+    emailVerified: doc.emailVerified === true,
+    createdAt: doc.createdAt,
+  };
 }
 
 function toRecord(doc: UserDocument): UserRecord {

@@ -7,7 +7,8 @@ import { fullView, type FullUserView } from './user';
  * Sets a new password with a reset token. The token is used up atomically (of two concurrent
  * calls, one wins, the other gets the 404 of a used token), and every other reset of the user
  * ends with it, and so does every session of the user (ended before the token is spent: when
- * that can't be recorded, the answer is a 503 and the link still works).
+ * that can't be recorded, the answer is a 503 and the link still works). Using the link also
+ * verifies the address.
  */
 export async function completePasswordReset(
   deps: Pick<PasswordResetDeps, 'resets' | 'users' | 'hasher' | 'sessions'>,

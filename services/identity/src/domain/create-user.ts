@@ -1,4 +1,5 @@
-import { isDuplicateKeyError, type Principal } from '@restgate/shared';
+import { randomUUID } from 'node:crypto';
+import { isDuplicateKeyError, type Logger, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { assertMayGrantRole } from './access';
 import type { IdentityDeps } from './identity-deps';
@@ -12,22 +13,45 @@ export interface CreateUserInput {
   role: Role;
 }
 
-export async function createUser(deps: IdentityDeps, caller: Principal, input: CreateUserInput): Promise<FullUserView> {
+/** The HTTP request's id (it travels with the verification mail) and its logger. */
+export interface CreateUserContext {
+  requestId?: string;
+  log?: Logger;
+}
+
+/** Sign-up: the user, unverified, and a verification mail to the address. */
+export async function createUser(
+  deps: IdentityDeps,
+  caller: Principal,
+  input: CreateUserInput,
+  context: CreateUserContext = {},
+): Promise<FullUserView> {
   assertMayGrantRole(caller, input.role);
   const email = normalizeEmail(input.email);
   const passwordHash = await deps.hasher.hash(input.password);
+  let user;
   try {
-    const user = await deps.users.insert({
+    user = await deps.users.insert({
       email,
       name: input.name ?? nameFromEmail(email),
       picture: input.picture ?? gravatarUrl(email),
       role: input.role,
       passwordHash,
+      emailVerified: false,
     });
-    return fullView(user);
   } catch (err) {
     // The unique index decides, so two concurrent sign-ups can't both win.
     if (isDuplicateKeyError(err)) throw identityErrors.emailTaken();
     throw err;
   }
+  if (deps.sendVerificationMail) {
+    try {
+      await deps.sendVerificationMail(user, context.requestId ?? randomUUID(), context.log);
+    } catch (err) {
+      // The user exists: a failed answer would invite a retry that meets 409. The client can ask
+      // for a new link (POST /email-verifications) instead.
+      context.log?.error({ err, userId: user.id }, 'verification mail not queued at sign-up');
+    }
+  }
+  return fullView(user);
 }

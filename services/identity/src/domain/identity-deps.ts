@@ -1,4 +1,4 @@
-import type { ListingQuery } from '@restgate/shared';
+import type { ListingQuery, Logger } from '@restgate/shared';
 import type { PasswordHasher } from './password-hasher';
 import type { SocialProviderName } from './social/social-provider';
 import type { RevocationRecorder, SessionRepository, SessionSettings } from './sessions';
@@ -37,6 +37,12 @@ export interface UserRepository {
   list(page: UserPage): Promise<{ rows: UserSummary[]; count: number }>;
 }
 
+/**
+ * Queues a verification link to a user's address; false when no mail can be built for it. A port
+ * (wired to request-email-verification.ts) so that sign-up needs nothing else of verification.
+ */
+export type VerificationMailer = (user: Pick<UserRecord, 'id' | 'email' | 'name'>, requestId: string, log?: Logger) => Promise<boolean>;
+
 /** What the use cases work with. */
 export interface IdentityDeps {
   users: UserRepository;
@@ -48,6 +54,10 @@ export interface IdentityDeps {
   /** Tells the gateways that sessions ended (Redis). */
   revocations: RevocationRecorder;
   sessionSettings: SessionSettings;
+  /** REQUIRE_VERIFIED_EMAIL: sign-in needs a proven address. */
+  requireVerifiedEmail?: boolean;
+  /** Sign-up sends the new address a verification link (absent: no mail). */
+  sendVerificationMail?: VerificationMailer;
   /** Ends every password-reset token of a user (a password change makes them moot). */
   resetTokens: { deleteAllOfUser(userId: string): Promise<number> };
 }

@@ -25,7 +25,8 @@ export type PasswordResetMail = MessageEnvelope<typeof PASSWORD_RESET_MAIL, Pass
 /** No display name, list, quoting or comment: nothing that could add a recipient or a header. */
 const BARE_ADDRESS = /^[^\s<>()[\]\\,;:"@]+@[^\s<>()[\]\\,;:"@]+$/;
 
-const passwordResetMailSchema = Joi.object<PasswordResetMailData>({
+/** The data of a mail that carries a link with a token (reset, verification): the mailer's checks. */
+export const linkMailSchema = Joi.object<PasswordResetMailData>({
   to: Joi.string()
     .max(254)
     .custom(noControlCharacters('to'))
@@ -43,5 +44,5 @@ const passwordResetMailSchema = Joi.object<PasswordResetMailData>({
 
 /** A new mail request (fresh id, current time). Throws when the data does not fit the contract. */
 export function passwordResetMail(data: PasswordResetMailData, requestId: string): PasswordResetMail {
-  return createEnvelope(PASSWORD_RESET_MAIL, data, requestId, passwordResetMailSchema);
+  return createEnvelope(PASSWORD_RESET_MAIL, data, requestId, linkMailSchema);
 }

@@ -5,7 +5,7 @@ import type { IdentityDeps, UserRepository } from './identity-deps';
 import { openSession, type SignedIn } from './sessions';
 import { socialErrors } from './social/social-errors';
 import type { ProviderProfile, SocialProvider } from './social/social-provider';
-import { gravatarUrl, nameFromEmail, normalizeEmail, type UserRecord } from './user';
+import { gravatarUrl, isAddressProven, nameFromEmail, normalizeEmail, type UserRecord } from './user';
 
 // The same limits POST /users puts on what a client sends.
 const emailSchema = Joi.string()
@@ -33,7 +33,8 @@ export async function socialSignIn(
 }
 
 /**
- * The linked user; else the user with the provider-verified e-mail, now linked; else a new user
+ * The linked user; else the user with the provider-verified e-mail, now linked (only when that
+ * account has proven its address too: otherwise 409 `account_email_unverified`); else a new user
  * without a password. An unverified e-mail is never used: linking by it would hand an account to
  * whoever typed that address at the provider, and creating an account with it would let them
  * claim the address before its owner signs up. Nor is an account whose own e-mail nobody ever
@@ -50,7 +51,8 @@ async function userForProfile(users: UserRepository, provider: SocialProvider, p
     const email = usableEmail(provider, profile);
     const existing = await users.findByEmail(email);
     if (existing) {
-      if (!existing.emailVerified) throw socialErrors.accountUnverified(provider.label);
+      // One rule for trusting an address: isAddressProven (domain/user.ts).
+      if (!isAddressProven(existing)) throw socialErrors.accountUnverified(provider.label);
       const updated = await users.linkProvider(existing.id, provider.name, profile.id);
       if (updated) return updated;
       if (lastAttempt) throw socialErrors.alreadyLinked(provider.label);
@@ -64,6 +66,7 @@ async function userForProfile(users: UserRepository, provider: SocialProvider, p
         picture: validPicture(profile.picture) ?? gravatarUrl(email),
         role: 'user',
         passwordHash: null,
+        // Only a provider-verified e-mail gets this far (usableEmail).
         emailVerified: true,
         providers: { [provider.name]: profile.id },
       });

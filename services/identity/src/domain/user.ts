@@ -11,11 +11,8 @@ export interface UserRecord {
   role: Role;
   /** Null for a user made by social sign-in: no password signs in until one is set. */
   passwordHash: string | null;
-  /**
-   * Someone proved they own the e-mail: a provider vouched for it (a social sign-in made or linked
-   * the account), or a reset mail sent to it was used. A new account's e-mail is not verified.
-   */
-  emailVerified?: boolean;
+  /** True once the owner of the address has proven it (a verification link, or a provider that verified it). */
+  emailVerified: boolean;
   createdAt: Date;
 }
 
@@ -28,6 +25,7 @@ export interface PublicUserView {
 export interface FullUserView extends PublicUserView {
   email: string;
   role: Role;
+  emailVerified: boolean;
   createdAt: string;
 }
 
@@ -43,8 +41,18 @@ export function fullView(user: Omit<UserRecord, 'passwordHash'>): FullUserView {
     picture: user.picture,
     email: user.email,
     role: user.role,
+    emailVerified: user.emailVerified,
     createdAt: user.createdAt.toISOString(),
   };
+}
+
+/**
+ * Whether the account's owner has proven that its e-mail address is theirs. The one rule every
+ * decision that trusts an address asks (sign-in under REQUIRE_VERIFIED_EMAIL, linking a social
+ * identity by e-mail), so "verified" means one thing everywhere.
+ */
+export function isAddressProven(user: Pick<UserRecord, 'emailVerified'>): boolean {
+  return user.emailVerified === true;
 }
 
 /** E-mails are compared and stored trimmed and lower-cased. */
@@ -66,7 +74,8 @@ export function gravatarUrl(email: string): string {
 
 /**
  * The picture after an e-mail change: a Gravatar picture follows the new e-mail, a picture the user
- * chose stays. (No endpoint changes e-mails yet; this keeps the rule in one place for when one does.)
+ * chose stays. (No endpoint changes e-mails yet; this keeps the rule in one place for when one does. Such an
+ * endpoint must also set `emailVerified: false` and send a verification mail to the new address.)
  */
 export function pictureAfterEmailChange(picture: string, newEmail: string): string {
   return picture.startsWith(GRAVATAR_PREFIX) ? gravatarUrl(newEmail) : picture;

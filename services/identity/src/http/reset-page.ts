@@ -42,9 +42,10 @@ export const RESET_PAGE_HEADERS: Record<string, string> = {
 };
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
-function page(title: string, content: string): string {
+/** A page in the reset page's look, allowed by RESET_PAGE_CSP (other pages with a token link reuse it). */
+export function page(title: string, content: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>

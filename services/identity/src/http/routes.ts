@@ -1,5 +1,7 @@
 import type { RouteDef } from '@restgate/shared';
-import { authApi, passwordResetApi, socialApi, userApi } from '../api';
+import { authApi, emailVerificationApi, passwordResetApi, socialApi, userApi } from '../api';
+import type { EmailVerificationDeps } from '../domain/email-verification';
+import { emailVerificationRoutes } from './email-verification.routes';
 import type { IdentityDeps } from '../domain/identity-deps';
 import type { PasswordResetDeps } from '../domain/password-reset';
 import type { SocialLogin } from '../domain/social/social-login';
@@ -11,12 +13,18 @@ import { userRoutes } from './user.routes';
 /** The identity service's route table with its default levels (before `ROUTE_POLICY`), from src/api.ts. */
 export function identityRoutes(
   deps: IdentityDeps,
-  options: { passwordMinLength: number; social?: SocialLogin; passwordResets?: PasswordResetDeps },
+  options: {
+    passwordMinLength: number;
+    social?: SocialLogin;
+    passwordResets?: PasswordResetDeps;
+    emailVerifications?: EmailVerificationDeps;
+  },
 ): RouteDef[] {
   return [
     ...authRoutes(deps, authApi),
     ...socialRoutes(deps, options.social, socialApi),
     ...userRoutes(deps, userApi(options)),
     ...(options.passwordResets ? passwordResetRoutes(options.passwordResets, passwordResetApi(options), options) : []),
+    ...(options.emailVerifications ? emailVerificationRoutes(options.emailVerifications, emailVerificationApi(options)) : []),
   ];
 }

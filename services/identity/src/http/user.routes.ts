@@ -28,7 +28,7 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
   });
 
   return bindRoutes(api, {
-    createUser: async ({ principal, body }) => ({ status: 201, body: await createUser(deps, principal, body) }),
+    createUser: async ({ principal, body, requestId, log }) => ({ status: 201, body: await createUser(deps, principal, body, { requestId, log }) }),
     listUsers: async ({ query, url }) => {
       const { rows, count } = await listUsers(deps, query);
       return listingResult(rows, count, query, url);

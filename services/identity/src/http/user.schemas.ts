@@ -64,6 +64,13 @@ const id = Joi.string().hex().length(24).description('User id.');
 /** Response shapes, for the API docs. */
 export const publicUserSchema = Joi.object({ id, name: Joi.string(), picture: Joi.string() }).description('Public view of a user.');
 export const fullUserSchema = publicUserSchema
-  .keys({ email: Joi.string(), role: Joi.string().valid('user', 'admin'), createdAt: Joi.string().isoDate() })
+  .keys({
+    email: Joi.string(),
+    role: Joi.string().valid('user', 'admin'),
+    emailVerified: Joi.boolean().description(
+      'Whether the owner of the e-mail address has proven it (the link in the verification mail, or a provider that verified it).',
+    ),
+    createdAt: Joi.string().isoDate(),
+  })
   .description('Full view of a user.');
 export const userListingSchema = Joi.object({ count: Joi.number().integer(), rows: Joi.array().items(fullUserSchema) });

@@ -9,6 +9,7 @@ import { createUser } from '../../src/domain/create-user';
 import type { PasswordHasher } from '../../src/domain/password-hasher';
 import type { Role } from '../../src/domain/user';
 import { createIdentity } from '../../src/identity';
+import type { EmailVerifications } from '../../src/email-verification.wiring';
 import type { PasswordResets } from '../../src/password-reset.wiring';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdef-0123456789';
@@ -35,6 +36,8 @@ export interface IdentityHarness {
   userDoc(id: string): Promise<Record<string, any> | null>;
   /** Password resets as start.ts wires them; the broker connection and the outbox relay run only after `passwordResets.start()`. */
   passwordResets: PasswordResets;
+  /** Verification tokens; their relay runs only after `emailVerifications.start()` (and the resets' broker connection). */
+  emailVerifications: EmailVerifications;
   hasher: PasswordHasher;
   metrics: Metrics;
   /** With `{ abuse: true }`: the back-off and reset-mail cap on Redis, as start.ts wires them. */
@@ -73,7 +76,7 @@ export async function startIdentity(env: Record<string, string> = {}, options: {
     abuseProtection: options.abuse ?? false,
     amqpOptions: { reconnectDelayMs: { min: 50, max: 500 } },
   });
-  const { app, mongo, deps, passwordResets, abuse } = identity;
+  const { app, mongo, deps, passwordResets, emailVerifications, abuse } = identity;
   try {
     await identity.whenReady();
     await identity.ensureIndexes(0);
@@ -99,11 +102,13 @@ export async function startIdentity(env: Record<string, string> = {}, options: {
     },
     userDoc: (id) => mongo.db.collection('users').findOne({ _id: new ObjectId(id) }),
     passwordResets,
+    emailVerifications,
     hasher: deps.hasher,
     metrics,
     abuse,
     async close() {
       // The relay first, so nothing writes to the database while it is dropped.
+      await emailVerifications.stop();
       await passwordResets.stop();
       await mongo.db.dropDatabase();
       await identity.stop();

@@ -85,7 +85,7 @@ export interface MailPipeline {
   mail: MailerEnv;
   smtp: TestSmtp;
   /** An identity app on this pipeline's topology, its relay started and connected. */
-  identity(env?: Record<string, string>, options?: { abuse?: boolean }): Promise<IdentityHarness>;
+  identity(env?: Record<string, string>, options?: { abuse?: boolean; verifications?: boolean }): Promise<IdentityHarness>;
   /** Mails the SMTP server accepted for `email`. */
   mailsTo(email: string): ParsedMail[];
   /** Waits for `count` mails to `email`. */
@@ -124,6 +124,9 @@ export async function startMailPipeline(options: { startMailer?: boolean } = {})
       );
       identities.push(h);
       h.passwordResets.start();
+      // Off unless asked: every user made by aUser() has a verification mail waiting, and tests
+      // that count reset mails must not see it.
+      if (options.verifications) h.emailVerifications.start();
       await h.passwordResets.amqp.waitUntilConnected(10_000);
       return h;
     },

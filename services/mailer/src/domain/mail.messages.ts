@@ -20,9 +20,22 @@ export interface PasswordResetMailData {
   expiresAt: string;
 }
 
+/** Data of `mail.email-verification`: one mail with a link that proves the address. */
+export interface EmailVerificationMailData {
+  /** Recipient address: the address to prove (a bare address; never a display name or a list). */
+  to: string;
+  /** The user's name, shown in the greeting. */
+  name: string;
+  /** The full link to the verification page, token included. */
+  link: string;
+  /** When the token stops working (ISO 8601). */
+  expiresAt: string;
+}
+
 /** Message type → its data. */
 export interface MailDataByType {
   'mail.password-reset': PasswordResetMailData;
+  'mail.email-verification': EmailVerificationMailData;
 }
 
 export type MailType = keyof MailDataByType;
@@ -44,18 +57,26 @@ const recipientSchema = Joi.string()
   .email({ tlds: { allow: false }, multiple: false, ignoreLength: false })
   .description('Recipient: one bare e-mail address.');
 
+const nameSchema = Joi.string().min(1).max(200).custom(noControlCharacters('name')).description("The user's name.");
+const linkSchema = Joi.string()
+  .max(2048)
+  .uri({ scheme: ['https', 'http'] })
+  .custom(noControlCharacters('link'));
+const expiresAtSchema = Joi.string().isoDate().description('When the token expires (ISO 8601).');
+
 /** Type → schema of its `data`. The keys are the mail types the mailer handles. */
 export const MAIL_MESSAGE_SCHEMAS: MessageSchemas<MailDataByType> = {
   'mail.password-reset': Joi.object<PasswordResetMailData>({
     to: recipientSchema.required(),
-    name: Joi.string().min(1).max(200).custom(noControlCharacters('name')).required().description("The user's name."),
-    link: Joi.string()
-      .max(2048)
-      .uri({ scheme: ['https', 'http'] })
-      .custom(noControlCharacters('link'))
-      .required()
-      .description('Reset page link with the token.'),
-    expiresAt: Joi.string().isoDate().required().description('When the token expires (ISO 8601).'),
+    name: nameSchema.required(),
+    link: linkSchema.required().description('Reset page link with the token.'),
+    expiresAt: expiresAtSchema.required(),
+  }),
+  'mail.email-verification': Joi.object<EmailVerificationMailData>({
+    to: recipientSchema.required(),
+    name: nameSchema.required(),
+    link: linkSchema.required().description('Verification page link with the token.'),
+    expiresAt: expiresAtSchema.required(),
   }),
 };
 

@@ -13,6 +13,8 @@ export function renderMail(message: MailMessage): RenderedMail {
   switch (message.type) {
     case 'mail.password-reset':
       return renderPasswordReset(message);
+    case 'mail.email-verification':
+      return renderEmailVerification(message);
   }
 }
 
@@ -45,6 +47,37 @@ export function renderPasswordReset(message: MailEnvelope<'mail.password-reset'>
     '',
   ].join('\n');
   return { to: { name, address: to }, subject: 'Reset your password', text, html };
+}
+
+export function renderEmailVerification(message: MailEnvelope<'mail.email-verification'>): RenderedMail {
+  const { to, name, link, expiresAt } = message.data;
+  const validity = describeDuration(Date.parse(expiresAt) - Date.parse(message.occurredAt));
+  const until = formatUtc(new Date(expiresAt));
+  const text = [
+    `Hello ${name},`,
+    '',
+    'To confirm that this e-mail address is yours, open this link:',
+    '',
+    link,
+    '',
+    `The link works once, for ${validity} (until ${until}).`,
+    '',
+    "If you didn't sign up, ignore this e-mail: the address stays unconfirmed.",
+    '',
+  ].join('\n');
+  const html = [
+    '<!doctype html>',
+    '<html><head><meta charset="utf-8"><title>Confirm your e-mail address</title></head>',
+    '<body style="font-family: sans-serif; line-height: 1.5">',
+    `<p>Hello ${escapeHtml(name)},</p>`,
+    '<p>To confirm that this e-mail address is yours, open this link:</p>',
+    `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,
+    `<p>The link works once, for ${escapeHtml(validity)} (until ${escapeHtml(until)}).</p>`,
+    "<p>If you didn't sign up, ignore this e-mail: the address stays unconfirmed.</p>",
+    '</body></html>',
+    '',
+  ].join('\n');
+  return { to: { name, address: to }, subject: 'Confirm your e-mail address', text, html };
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -62,11 +62,15 @@ export const socialErrors = {
       detail: `${label} does not say that this account's e-mail address is verified, so it can neither be linked to an account nor start one. Verify the address with ${label} and try again.`,
     });
   },
-  /** An account has this e-mail, but nobody ever proved they own it: never linked blindly. */
+  /**
+   * The account with this e-mail never proved that it owns the address: whoever signed it up may
+   * not be the address's owner, and linking would hand the provider's user an account someone
+   * else controls (its password, its sessions). Verifying the address (or a password reset) lifts this.
+   */
   accountUnverified(label: string): AppError {
     return errors.conflict(
       'email',
-      `An account with this e-mail exists, but its e-mail was never verified, so ${label} cannot be linked to it. Reset its password with POST /password-resets (the mail goes to this address), then sign in with ${label} again.`,
+      `An account with this e-mail exists, but its address was never verified, so ${label} cannot be linked to it. Verify the address with the link in the verification mail (ask for a new one with POST /email-verifications) or reset its password with POST /password-resets (the mail goes to this address), then sign in with ${label} again.`,
       'account_email_unverified',
     );
   },

@@ -1,0 +1,33 @@
+import { escapeHtml, page } from './reset-page';
+
+/**
+ * The pages the verification mail links to, in the reset page's look and under its CSP
+ * (RESET_PAGE_HEADERS): no script, one form back to this URL. Opening the link only shows a
+ * button: mail scanners and link previews fetch links, and must not verify an address for whoever
+ * signed it up.
+ */
+export function verificationFormPage(email: string): string {
+  return page(
+    'Confirm your e-mail address',
+    `<p>Confirm that <strong>${escapeHtml(email)}</strong> is your address.</p>
+<form method="post" class="panel">
+<button type="submit">Confirm my e-mail address</button>
+</form>`,
+  );
+}
+
+export function verificationDonePage(email: string): string {
+  return page(
+    'Your e-mail address is confirmed',
+    `<div class="panel" role="status"><p>The address <strong>${escapeHtml(email)}</strong> is verified. You can close this page.</p></div>`,
+  );
+}
+
+/** A token that is unknown, used or expired: one page for all, as the API has one 404. */
+export function verificationDeadLinkPage(): string {
+  return page(
+    'This link no longer works',
+    `<div class="panel error" role="alert"><p>This verification link has expired or has already been used.</p>
+<p>If your address is not verified yet, ask for a new link where you signed up; a link works once, for 24 hours.</p></div>`,
+  );
+}

@@ -1,0 +1,159 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { simpleParser } from 'mailparser';
+import { chromium, type Browser } from 'playwright-core';
+import { aUser, signIn, signUp } from '../support/actors';
+import { client, type Client } from '../support/http';
+import { expectProblem, expectShape, userFullView } from '../support/shapes';
+import { startTestStack, type TestStack } from '../support/stack';
+
+/**
+ * E-mail verification through the gateway, with the whole stack and `REQUIRE_VERIFIED_EMAIL` on:
+ * the sign-up's mail lands in the stack's outbox folder (the mailer's .eml files), and its link is
+ * used as a user uses it — by an API client, and in a real browser (Debian's Chromium).
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+let stack: TestStack;
+let api: Client;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
+  stack = await startTestStack({ env: { REQUIRE_VERIFIED_EMAIL: 'true' } });
+  api = client(stack.url);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+/** The verification links in the mails to `email`, once there are `count`, read from the outbox as a user reads their mail. */
+async function verificationLinksFor(email: string, count = 1, timeoutMs = 20_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const files = fs.existsSync(stack.outboxDir) ? fs.readdirSync(stack.outboxDir).filter((f) => f.endsWith('.eml')) : [];
+    const mails = await Promise.all(files.map((f) => simpleParser(fs.readFileSync(path.join(stack.outboxDir, f)))));
+    const links = mails
+      .filter((m) => (Array.isArray(m.to) ? m.to[0] : m.to)?.value[0]?.address === email)
+      .map((m) => /https?:\/\/\S+\/email-verifications\/[A-Za-z0-9_-]{43}/.exec(m.text ?? '')?.[0])
+      .filter((link): link is string => Boolean(link));
+    if (links.length >= count) return links;
+    if (Date.now() > deadline) throw new Error(`no verification mail to ${email} in ${stack.outboxDir} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const askAgain = (email: string) => api.post('/email-verifications', { form: { email, access_token: stack.secrets.MASTER_KEY } });
+
+describe('e-mail verification through the gateway', () => {
+  test('when a user signs up, then sign-in is refused until the mailed link is used, and then /users/me says emailVerified', async () => {
+    // Arrange
+    const user = aUser();
+    const created = await signUp(api, stack, user);
+
+    // Act
+    const refused = await signIn(api, stack, user);
+    const [link] = await verificationLinksFor(user.email);
+    const token = new URL(link!).pathname.split('/').pop()!;
+    const look = await api.get(`/email-verifications/${token}`);
+    const verified = await api.request('PUT', `/email-verifications/${token}`);
+    const again = await api.request('PUT', `/email-verifications/${token}`);
+    const session = await signIn(api, stack, user);
+    const me = await api.get('/users/me', { bearer: session.body.token });
+
+    // Assert
+    expect(created.status).toBe(201);
+    expectShape(created.body, userFullView, 'the new user');
+    expect(created.body.emailVerified).toBe(false);
+    expectProblem(refused, 403, { code: 'email_unverified' });
+    expect(refused.body.detail).toContain('POST /email-verifications');
+    // The stack's default page is its own gateway's.
+    expect(link).toBe(`${stack.url}/email-verifications/${token}`);
+    expect(look.status).toBe(200);
+    expect(look.body).toEqual({ user: { id: created.body.id, name: created.body.name, picture: created.body.picture, email: user.email } });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toEqual({ ...created.body, emailVerified: true });
+    expectProblem(again, 404, { code: 'email_verification_not_found' });
+    expect(session.status).toBe(201);
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({ ...created.body, emailVerified: true });
+  });
+
+  test('when a new link is asked, then the same 202 for a pending, an unknown and a verified address, and only the pending one gets a mail whose link works', async () => {
+    const pending = aUser();
+    await signUp(api, stack, pending);
+    const [first] = await verificationLinksFor(pending.email);
+    const stranger = aUser();
+
+    const forPending = await askAgain(pending.email);
+    const forStranger = await askAgain(stranger.email);
+    const links = await verificationLinksFor(pending.email, 2);
+    const latest = links.find((l) => l !== first)!;
+    const oldOne = await api.request('PUT', new URL(first!).pathname);
+    const newOne = await api.request('PUT', new URL(latest).pathname);
+    const forVerified = await askAgain(pending.email);
+
+    expect([forPending.status, forStranger.status, forVerified.status]).toEqual([202, 202, 202]);
+    expect(forStranger.body).toEqual(forPending.body);
+    expect(forVerified.body).toEqual(forPending.body);
+    expectProblem(oldOne, 404);
+    expect(newOne.status).toBe(200);
+    expect(newOne.body.emailVerified).toBe(true);
+    // The gateway counts these requests per client address, as it does reset requests.
+    expect(forPending.headers.get('ratelimit-policy')).toMatch(/"email-verifications[a-z-]*";q=\d+;w=3600/);
+  });
+
+  test('when a user opens the link from the mail in a browser and confirms, then the page says the address is confirmed', async () => {
+    // Arrange
+    const user = aUser();
+    expect((await signUp(api, stack, user)).status).toBe(201);
+    const [link] = await verificationLinksFor(user.email);
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    const violations: string[] = [];
+    page.on('console', (msg) => {
+      if (/Content Security Policy/i.test(msg.text())) violations.push(msg.text());
+    });
+
+    try {
+      // Act
+      const opened = await page.goto(link!);
+      const heading = await page.locator('h1').textContent();
+      const shown = await page.locator('main').textContent();
+      const topbar = await page.evaluate('getComputedStyle(document.querySelector(".topbar")).backgroundColor');
+      const unverifiedYet = (await signIn(api, stack, user)).status;
+      const [answer] = await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+      const outcome = await page.locator('h1').textContent();
+      const reopened = await page.goto(link!);
+      const deadHeading = await page.locator('h1').textContent();
+
+      // Assert
+      expect(opened?.status()).toBe(200);
+      expect(opened?.headers()['content-type']).toMatch(/^text\/html/);
+      expect(heading).toBe('Confirm your e-mail address');
+      expect(shown).toContain(user.email);
+      expect(topbar).toBe('rgb(27, 27, 27)'); // the reset page's stylesheet, let in by its CSP
+      expect(unverifiedYet).toBe(403); // opening the link alone verifies nothing
+      expect(answer?.status()).toBe(200);
+      expect(answer?.request().method()).toBe('POST');
+      expect(outcome).toBe('Your e-mail address is confirmed');
+      expect(reopened?.status()).toBe(404);
+      expect(deadHeading).toBe('This link no longer works');
+      expect(violations).toEqual([]);
+      expect((await signIn(api, stack, user)).status).toBe(201);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+});
