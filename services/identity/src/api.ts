@@ -360,6 +360,7 @@ export function emailVerificationApi(_options?: IdentityApiOptions) {
     getEmailVerification: defineSpec<unknown, unknown, { token: string }>({
       method: 'get',
       path: '/email-verifications/:token',
+      secretParams: ['token'],
       level: 'public',
       tags,
       summary: 'Whose address a verification token proves; a browser (`Accept: text/html`) gets the verification page instead.',
@@ -373,6 +374,7 @@ export function emailVerificationApi(_options?: IdentityApiOptions) {
     submitEmailVerificationForm: defineSpec<Record<string, never>, unknown, { token: string }>({
       method: 'post',
       path: '/email-verifications/:token',
+      secretParams: ['token'],
       level: 'public',
       tags,
       summary: "The verification page's button: verifies the address and answers a page with the outcome.",
@@ -386,6 +388,7 @@ export function emailVerificationApi(_options?: IdentityApiOptions) {
     verifyEmail: defineSpec<unknown, unknown, { token: string }>({
       method: 'put',
       path: '/email-verifications/:token',
+      secretParams: ['token'],
       level: 'public',
       tags,
       summary: "Verify an address with its token: the user's `emailVerified` becomes true, and the token and the user's other verification links are used up.",

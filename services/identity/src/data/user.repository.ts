@@ -11,16 +11,30 @@ interface UserDocument {
   picture: string;
   role: Role;
   passwordHash: string | null;
-  /** Absent on documents written before e-mail verification existed: read as false. */
+  /** Whether the address is proven; absent on documents written before verification existed. */
   emailVerified?: boolean;
   providers?: ProviderLinks;
-  /** When someone proved they own the e-mail (absent: never; a linked provider counts too). */
+  /** When someone proved they own the e-mail (absent: never). */
   emailVerifiedAt?: Date;
   createdAt: Date;
   updatedAt: Date;
 }
 
 const SEARCHED_FIELDS = ['name', 'email'];
+
+/**
+ * Proven when recorded so, or when it carries a proof time, or (documents from before verification
+ * was recorded) when a provider-verified e-mail linked it.
+ */
+function isVerified(doc: Pick<UserDocument, 'emailVerified' | 'emailVerifiedAt' | 'providers'>): boolean {
+  return doc.emailVerified === true || doc.emailVerifiedAt !== undefined || Object.keys(doc.providers ?? {}).length > 0;
+}
+
+/** What a write stores for `emailVerified`: the flag, and the time it was proven. */
+function verification(emailVerified: boolean | undefined, now: Date): Partial<UserDocument> {
+  if (emailVerified === undefined) return {};
+  return emailVerified ? { emailVerified: true, emailVerifiedAt: now } : { emailVerified: false };
+}
 
 function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
   return {
@@ -29,15 +43,13 @@ function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
     name: doc.name,
     picture: doc.picture,
     role: doc.role,
-    emailVerified: doc.emailVerified === true,
+    emailVerified: isVerified(doc),
     createdAt: doc.createdAt,
   };
 }
 
 function toRecord(doc: UserDocument): UserRecord {
-  // Accounts linked before verification was recorded were linked by a provider-verified e-mail.
-  const emailVerified = doc.emailVerifiedAt !== undefined || Object.keys(doc.providers ?? {}).length > 0;
-  return { ...toSummary(doc), passwordHash: doc.passwordHash ?? null, emailVerified };
+  return { ...toSummary(doc), passwordHash: doc.passwordHash ?? null };
 }
 
 /** Users in MongoDB. Ids go in and out as hex strings; a malformed id finds nothing. */
@@ -63,7 +75,7 @@ export class MongoUserRepository implements UserRepository {
   async insert(user: NewUser): Promise<UserRecord> {
     const now = new Date();
     const { emailVerified, ...fields } = user;
-    const doc: UserDocument = { _id: new ObjectId(), ...fields, ...(emailVerified ? { emailVerifiedAt: now } : {}), createdAt: now, updatedAt: now };
+    const doc: UserDocument = { _id: new ObjectId(), ...fields, ...verification(emailVerified ?? false, now), createdAt: now, updatedAt: now };
     await this.users.insertOne(doc);
     return toRecord(doc);
   }
@@ -113,7 +125,7 @@ export class MongoUserRepository implements UserRepository {
     if (!_id) return null;
     const now = new Date();
     const { emailVerified, ...fields } = changes;
-    const set = { ...fields, ...(emailVerified ? { emailVerifiedAt: now } : {}), updatedAt: now };
+    const set = { ...fields, ...verification(emailVerified, now), updatedAt: now };
     // FerretDB's findAndModify takes no projection, so the whole document comes back.
     const doc = await this.users.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
     return doc ? toRecord(doc) : null;
