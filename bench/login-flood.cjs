@@ -18,9 +18,9 @@ const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { option, freePort, request: send } = require('./lib/http.cjs');
 
 const ROOT = path.resolve(__dirname, '..');
 const START_JS = path.join(ROOT, 'services', 'identity', 'dist', 'start.js');
@@ -32,34 +32,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const log = (msg) => process.stderr.write(`[login-flood] ${msg}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function option(name, fallback, max) {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i === -1 ? fallback : Number(process.argv[i + 1]);
-  if (!Number.isFinite(value) || value <= 0 || value > max) throw new Error(`--${name} must be a number in (0, ${max}]`);
-  return value;
-}
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve, reject) => server.once('error', reject).listen(0, HOST, resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function request(port, agent, { method, path: urlPath, headers = {}, body }) {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: HOST, port, method, path: urlPath, agent, headers }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${urlPath} timed out`)));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const request = (port, agent, options) => send(port, agent, options, REQUEST_TIMEOUT_MS);
 
 function percentile(sorted, q) {
   if (sorted.length === 0) return NaN;
