@@ -18,66 +18,55 @@ export function renderMail(message: MailMessage): RenderedMail {
   }
 }
 
-export function renderPasswordReset(message: MailEnvelope<'mail.password-reset'>): RenderedMail {
+/**
+ * What a single-use-link mail says (our own fixed text, written into the HTML as it is); the layout,
+ * the link and its validity are the same for every kind.
+ */
+interface LinkMailWording {
+  subject: string;
+  /** The sentence before the link. */
+  intro: string;
+  /** The sentence for someone who did not ask. */
+  ignore: string;
+}
+
+function renderLinkMail(
+  message: MailEnvelope<'mail.password-reset' | 'mail.email-verification'>,
+  { subject, intro, ignore }: LinkMailWording,
+): RenderedMail {
   const { to, name, link, expiresAt } = message.data;
   const validity = describeDuration(Date.parse(expiresAt) - Date.parse(message.occurredAt));
   const until = formatUtc(new Date(expiresAt));
-  const text = [
-    `Hello ${name},`,
-    '',
-    'Someone asked to reset the password of your account. To choose a new password, open this link:',
-    '',
-    link,
-    '',
-    `The link works once, for ${validity} (until ${until}).`,
-    '',
-    "If you didn't ask for this, ignore this e-mail: your password stays as it is.",
-    '',
-  ].join('\n');
+  const text = [`Hello ${name},`, '', intro, '', link, '', `The link works once, for ${validity} (until ${until}).`, '', ignore, ''].join('\n');
   const html = [
     '<!doctype html>',
-    '<html><head><meta charset="utf-8"><title>Reset your password</title></head>',
+    `<html><head><meta charset="utf-8"><title>${subject}</title></head>`,
     '<body style="font-family: sans-serif; line-height: 1.5">',
     `<p>Hello ${escapeHtml(name)},</p>`,
-    '<p>Someone asked to reset the password of your account. To choose a new password, open this link:</p>',
+    `<p>${intro}</p>`,
     `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,
     `<p>The link works once, for ${escapeHtml(validity)} (until ${escapeHtml(until)}).</p>`,
-    "<p>If you didn't ask for this, ignore this e-mail: your password stays as it is.</p>",
+    `<p>${ignore}</p>`,
     '</body></html>',
     '',
   ].join('\n');
-  return { to: { name, address: to }, subject: 'Reset your password', text, html };
+  return { to: { name, address: to }, subject, text, html };
+}
+
+export function renderPasswordReset(message: MailEnvelope<'mail.password-reset'>): RenderedMail {
+  return renderLinkMail(message, {
+    subject: 'Reset your password',
+    intro: 'Someone asked to reset the password of your account. To choose a new password, open this link:',
+    ignore: "If you didn't ask for this, ignore this e-mail: your password stays as it is.",
+  });
 }
 
 export function renderEmailVerification(message: MailEnvelope<'mail.email-verification'>): RenderedMail {
-  const { to, name, link, expiresAt } = message.data;
-  const validity = describeDuration(Date.parse(expiresAt) - Date.parse(message.occurredAt));
-  const until = formatUtc(new Date(expiresAt));
-  const text = [
-    `Hello ${name},`,
-    '',
-    'To confirm that this e-mail address is yours, open this link:',
-    '',
-    link,
-    '',
-    `The link works once, for ${validity} (until ${until}).`,
-    '',
-    "If you didn't sign up, ignore this e-mail: the address stays unconfirmed.",
-    '',
-  ].join('\n');
-  const html = [
-    '<!doctype html>',
-    '<html><head><meta charset="utf-8"><title>Confirm your e-mail address</title></head>',
-    '<body style="font-family: sans-serif; line-height: 1.5">',
-    `<p>Hello ${escapeHtml(name)},</p>`,
-    '<p>To confirm that this e-mail address is yours, open this link:</p>',
-    `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,
-    `<p>The link works once, for ${escapeHtml(validity)} (until ${escapeHtml(until)}).</p>`,
-    "<p>If you didn't sign up, ignore this e-mail: the address stays unconfirmed.</p>",
-    '</body></html>',
-    '',
-  ].join('\n');
-  return { to: { name, address: to }, subject: 'Confirm your e-mail address', text, html };
+  return renderLinkMail(message, {
+    subject: 'Confirm your e-mail address',
+    intro: 'To confirm that this e-mail address is yours, open this link:',
+    ignore: "If you didn't sign up, ignore this e-mail: the address stays unconfirmed.",
+  });
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
