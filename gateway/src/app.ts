@@ -49,7 +49,7 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
     }),
     principalSecret: config.PRINCIPAL_SECRET,
     bodyLimit: config.BODY_LIMIT,
-    proxies: createUpstreamProxies(config, upstreams, agents, logger),
+    proxies: createUpstreamProxies(config, upstreams, agents),
     limit: redis ? createLimitCheck(createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:gateway` }), config) : undefined,
   });
   const cors = corsFor(config.CORS_ORIGINS);

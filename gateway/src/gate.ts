@@ -4,6 +4,7 @@ import {
   assertAccess,
   labelRoute,
   parseAuthorization,
+  requestIdOf,
   signPrincipal,
   singleCredential,
   type PresentedToken,
@@ -16,7 +17,7 @@ import { takeAccessTokens } from './credentials';
 import { rewriteForwardHeaders } from './forward-headers';
 import type { PolicyMatcher, PolicyRow } from './policy';
 import { limitAndSign, type LimitCheck } from './rate-limit';
-import { requestIdOf, setForwardBody } from './proxy';
+import { setForwardBody } from './proxy';
 import { assertSingleBodyToken, rawBody, readBody, stripBodyTokens } from './request-body';
 
 export interface GateOptions {

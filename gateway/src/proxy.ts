@@ -2,8 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import type { Request, RequestHandler, Response } from 'express';
-import { createProxyMiddleware, type Plugin } from 'http-proxy-middleware';
-import { errors, sendProblem, type Logger, type ReadinessCheck } from '@restgate/shared';
+import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
+import { errors, requestIdOf, requestLog, sendProblem, type ReadinessCheck } from '@restgate/shared';
 import type { GatewayConfig } from './config';
 import type { RoutedService } from './registry';
 
@@ -42,15 +42,6 @@ export function upstreamReadiness(urls: UpstreamUrls): ReadinessCheck[] {
   }));
 }
 
-/** pino-http's additions to the request (its type augmentation is not part of shared's surface). */
-export function requestIdOf(req: http.IncomingMessage): string {
-  return String((req as { id?: unknown }).id);
-}
-
-function requestLogger(req: http.IncomingMessage): Logger | undefined {
-  return (req as { log?: Logger }).log;
-}
-
 /** The bytes to send upstream, set by the gate after it read (and edited) the body. */
 const forwardBodies = new WeakMap<http.IncomingMessage, Buffer>();
 
@@ -72,18 +63,16 @@ const sendForwardBody: Plugin<Request, Response> = (proxyServer) => {
   }) as typeof proxyServer.web;
 };
 
+/** HPM's own plugins, typed for any request: the crash guards for socket errors, and `on` handlers. */
+const DEFAULT_PLUGINS_KEPT: Plugin[] = [debugProxyErrorsPlugin, proxyEventsPlugin];
+
 /**
  * One proxy per upstream. Failures become problems without host names or messages (those go
  * to the log): no answer within UPSTREAM_TIMEOUT_MS → 504; refused, reset, or any other
  * failure to get an answer → 502.
  * Upstream responses, problem+json included, pass through unchanged.
  */
-export function createUpstreamProxies(
-  config: GatewayConfig,
-  urls: UpstreamUrls,
-  agents: UpstreamAgents,
-  logger: Logger,
-): Record<string, RequestHandler> {
+export function createUpstreamProxies(config: GatewayConfig, urls: UpstreamUrls, agents: UpstreamAgents): Record<string, RequestHandler> {
   const timedOut = new WeakSet<http.IncomingMessage>();
   const proxies: Record<string, RequestHandler> = {};
   for (const [name, target] of Object.entries(urls)) {
@@ -97,14 +86,17 @@ export function createUpstreamProxies(
       // the service verifies the principal signature against is then the path the gateway signed.
       toProxy: true,
       xfwd: false,
-      plugins: [sendForwardBody],
+      // Without HPM's logger plugin (it builds a URL per answer to print a line we don't keep) and
+      // its error-response plugin (the `error` handler below answers).
+      ejectPlugins: true,
+      plugins: [...(DEFAULT_PLUGINS_KEPT as unknown as Plugin<Request, Response>[]), sendForwardBody],
       on: {
         proxyReq: (proxyReq, req) => {
           proxyReq.once('timeout', () => timedOut.add(req));
         },
         error: (err: NodeJS.ErrnoException, req, res) => {
           const isTimeout = timedOut.has(req) || err.code === 'ETIMEDOUT';
-          const log = requestLogger(req) ?? logger;
+          const log = requestLog(req);
           log.error({ upstream: name, errCode: err.code, errMessage: err.message, timedOut: isTimeout }, 'upstream request failed');
           if (!('status' in res)) return; // a socket (upgrade): nothing to answer
           if (res.headersSent) {

@@ -1,13 +1,13 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
+import { accessLog } from './access-log';
 import { errors } from './errors';
 import { mountHealth, type ReadinessCheck } from './health';
 import { createMetrics, httpMetrics, mayReadMetrics, type Metrics, type MetricsAccess } from './metrics';
 import { buildOpenApiPart, type OpenApiDocument } from './openapi';
 import { problemHandler } from './problem';
-import { requestIdFor } from './request-id';
 import { mountRoutes, type RouteDef } from './routes';
 
 export interface HttpAppOptions {
@@ -69,23 +69,14 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(
-    pinoHttp({
+    accessLog({
       logger: options.logger,
-      genReqId: (req, res) => requestIdFor(req, res),
-      // Every line logged through req.log carries `requestId`, the name the problem bodies, the AMQP
-      // messages and the mailer's lines use too: one grep key across every service's log.
-      customAttributeKeys: { reqId: 'requestId' },
-      quietReqLogger: true,
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-      autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' || req.url === '/metrics' },
-      serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: redact(req.url) }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
+      redactUrl: redact,
+      ignore: (req) => req.url === '/health' || req.url === '/ready' || req.url === '/metrics',
     }),
   );
   app.use(httpMetrics(metrics));
-  app.use(helmet());
+  app.use(securityHeaders());
   mountHealth(app, options.readiness ?? []);
   mountMetrics(app, metrics, options.metricsAccess ?? 'open');
   // Other methods on these paths stop here too: nothing after (a route table, the gateway's proxy) sees them.
@@ -105,6 +96,27 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use((req, _res, next) => next(errors.routeNotFound(req.method, req.path)));
   app.use(problemHandler(options.logger));
   return app;
+}
+
+/**
+ * helmet's headers, worked out once: with its defaults they are the same on every response, and
+ * running its fourteen middlewares on each request cost about a seventh of the gateway's CPU per
+ * proxied request (docs/benchmarks.md). helmet still decides what they are.
+ */
+export function securityHeaders(): RequestHandler {
+  const headers = new Map<string, string | number | readonly string[]>();
+  const recorder = {
+    setHeader: (name: string, value: string | number | readonly string[]) => headers.set(name, value),
+    removeHeader: (name: string) => headers.delete(name),
+  };
+  let ran = false;
+  helmet()({} as IncomingMessage, recorder as unknown as ServerResponse, () => (ran = true));
+  if (!ran) throw new Error('helmet did not finish synchronously: its headers cannot be worked out once');
+  const entries = [...headers];
+  return (_req, res, next) => {
+    for (const [name, value] of entries) res.setHeader(name, value);
+    next();
+  };
 }
 
 /** `GET /metrics` in the Prometheus text format, for callers `access` lets in; a 404 for the rest. */

@@ -29,6 +29,7 @@ export {
 } from './routes';
 export { sendProblem } from './problem';
 export { REQUEST_ID_HEADER } from './request-id';
+export { requestIdOf, requestLog } from './access-log';
 export { markStopping, type ReadinessCheck } from './health';
 export { createHttpApp, assertSupportedBody, OPERATIONS_PATHS, urlRedactor, type SecretRoute } from './http-app';
 export { listen, type RunningServer } from './server';

@@ -92,16 +92,23 @@ function routeOf(req: Request): string {
  */
 export function httpMetrics(metrics: Metrics): RequestHandler {
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = metrics.counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status.',
-    labelNames,
-  });
   const duration = metrics.histogram({
     name: 'http_request_duration_seconds',
     help: 'Time from the request to the end of the answer, by method, route pattern and status.',
     labelNames,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  });
+  // The histogram's own count, under the name dashboards look for: copied at scrape time, so a
+  // request pays for one series update instead of two.
+  metrics.counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status.',
+    labelNames,
+    async collect() {
+      const counts = (await duration.get()).values.filter((v) => v.metricName === 'http_request_duration_seconds_count');
+      this.reset();
+      for (const { labels, value } of counts) this.inc(labels, value);
+    },
   });
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
@@ -110,7 +117,6 @@ export function httpMetrics(metrics: Metrics): RequestHandler {
       if (recorded) return;
       recorded = true;
       const labels = { method: req.method, route: routeOf(req), status: String(res.writableFinished ? res.statusCode : 499) };
-      requests.inc(labels);
       duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     };
     res.once('finish', record);

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { requestContext } from './access-log';
 import { AppError, errors, isAppError } from './errors';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
@@ -60,7 +61,8 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
     // Express decodes path parameters and throws URIError on a malformed %-escape: no resource
     // has such a name, so it is the 404 of any unknown path, not a server error.
     const appError = err instanceof URIError ? errors.routeNotFound(req.method, req.path) : normalizeError(err);
-    const log = (req.log as Logger | undefined) ?? logger;
+    const context = requestContext(req);
+    const log = context?.log ?? logger;
     if (!appError.isOperational || appError.status >= 500) {
       log.error({ err: appError.cause ?? err, code: appError.code }, 'request failed');
     }
@@ -68,6 +70,6 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    sendProblem(res, appError, req.id === undefined ? undefined : String(req.id));
+    sendProblem(res, appError, context?.id);
   };
 }

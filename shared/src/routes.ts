@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type Joi from 'joi';
 import type { Logger } from 'pino';
+import { requestIdOf, requestLog } from './access-log';
 import { errors, type FieldError } from './errors';
 import { CLIENT_ADDRESS_HEADER, verifyClientAddress } from './client-address';
 import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from './principal';
@@ -194,10 +195,10 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
           query: route.schemas?.query ? validateInput(route.schemas.query, req.query, 'query') : {},
           body: route.schemas?.body ? validateInput(route.schemas.body, req.body, 'body') : {},
           principal,
-          requestId: String(req.id),
+          requestId: requestIdOf(req),
           headers: req.headers,
           url: req.originalUrl,
-          log: req.log,
+          log: requestLog(req),
           clientAddress: clientAddressOf(req, options.principalSecret),
           signal: abortOnClose(res),
         };

@@ -1,4 +1,5 @@
-import type { Express } from 'express';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
 import request from 'supertest';
 import { createHttpApp, createLogger, createMetrics, defineRoute, errors, type Metrics, type MetricsAccess } from '@restgate/shared';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
@@ -225,5 +226,98 @@ describe('X-Request-Id', () => {
     const res = await request(anApp()).get('/things/1').set('X-Request-Id', 'bad id with spaces');
 
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('the access log', () => {
+  const failing = defineRoute({
+    method: 'get',
+    path: '/broken',
+    level: 'public',
+    summary: 'fails',
+    handler: async () => {
+      throw new Error('boom');
+    },
+  });
+  let entered: () => void = () => undefined;
+  const slow = defineRoute({
+    method: 'get',
+    path: '/slow',
+    level: 'public',
+    summary: 'answers once the client has gone',
+    handler: async ({ signal }) => {
+      entered();
+      await new Promise((resolve) => signal.addEventListener('abort', resolve));
+      return { status: 204 };
+    },
+  });
+
+  test('when a request fails on the server, then its one completion line is an error with the status', async () => {
+    const { logger, lines } = capturingLogger();
+    const app = createHttpApp({ logger, routes: [failing], principalSecret: TEST_PRINCIPAL_SECRET });
+
+    const res = await request(app).get('/broken?x=1');
+
+    expect(res.status).toBe(500);
+    const completion = lines().filter((l) => l.req !== undefined);
+    expect(completion).toHaveLength(1);
+    expect(completion[0]).toMatchObject({
+      level: 50,
+      msg: 'request errored',
+      requestId: res.headers['x-request-id'],
+      req: { id: res.headers['x-request-id'], method: 'GET', url: '/broken?x=1' },
+      res: { statusCode: 500 },
+      err: { message: 'failed with status code 500' },
+    });
+    expect(typeof completion[0]!.responseTime).toBe('number');
+  });
+
+  test('when the client leaves before the answer, then the line says aborted', async () => {
+    const { logger, lines } = capturingLogger();
+    const app = createHttpApp({ logger, routes: [slow], principalSecret: TEST_PRINCIPAL_SECRET });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    const controller = new AbortController();
+    const call = fetch(`http://127.0.0.1:${port}/slow`, { signal: controller.signal }).catch(() => 'aborted');
+    await inHandler;
+    controller.abort();
+    await call;
+    for (let i = 0; i < 100 && !lines().some((l) => l.req !== undefined); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    server.closeAllConnections();
+    server.close();
+
+    expect(lines().find((l) => l.req !== undefined)).toMatchObject({ msg: 'request completed', aborted: true, req: { url: '/slow' } });
+  });
+
+  test('when health probes and scrapes are answered, then they write no line', async () => {
+    const { logger, lines } = capturingLogger();
+    const app = createHttpApp({ logger, routes: [], principalSecret: TEST_PRINCIPAL_SECRET });
+
+    await request(app).get('/health').expect(200);
+    await request(app).get('/metrics').expect(200);
+    await request(app).get('/nowhere').expect(404);
+
+    expect(lines().filter((l) => l.req !== undefined).map((l) => (l.req as { url: string }).url)).toEqual(['/nowhere']);
+  });
+});
+
+describe('security headers', () => {
+  test("when any response goes out, then it carries exactly the headers helmet's defaults set", async () => {
+    const expected = express();
+    expected.disable('x-powered-by');
+    expected.use(helmet());
+    expected.get('/x', (_req, res) => {
+      res.end();
+    });
+    const fromHelmet = (await request(expected).get('/x')).headers;
+    const helmetNames = Object.keys(fromHelmet).filter((name) => !['date', 'connection', 'content-length', 'keep-alive'].includes(name));
+
+    const res = await request(anApp()).get('/things/1');
+
+    expect(helmetNames.length).toBeGreaterThan(8);
+    for (const name of helmetNames) expect([name, res.headers[name]]).toEqual([name, fromHelmet[name]]);
   });
 });
