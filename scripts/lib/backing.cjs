@@ -19,7 +19,6 @@ const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 
 const LOOPBACK = '127.0.0.1';
-const AMQP_PORT = 5672;
 const EPMD_PORT = 4369;
 const AMQP_HEADER = Buffer.from('AMQP\x00\x00\x09\x01', 'latin1');
 
@@ -711,7 +710,9 @@ const moduleCopy = randomBytes(3).toString('hex');
 
 async function startRabbit(tools, dataDir, log, fixedPort) {
   const started = Date.now();
-  const port = fixedPort ?? ((await canListen(AMQP_PORT)) ? AMQP_PORT : await freePort());
+  // A free port, not 5672 when it happens to be free: two stacks starting at once would both see
+  // it free, and the second broker would fail to listen.
+  const port = fixedPort ?? (await freePort());
   const epmdWasRunning = await tcpConnects(LOOPBACK, EPMD_PORT);
   rabbitCount += 1;
   const node = `restgate-${process.pid}-${moduleCopy}${rabbitCount > 1 ? `-${rabbitCount}` : ''}@localhost`;
