@@ -58,6 +58,9 @@ export function requestContext(req: IncomingMessage): { id: string; log: Logger 
  * docs/benchmarks.md).
  */
 export function accessLog({ logger, redactUrl, ignore }: AccessLogOptions): RequestHandler {
+  // The completion line holds only the fields below, the URL already redacted: the logger's
+  // redaction paths would find nothing in it, and walking them cost three times the line itself.
+  const lines = logger.child({}, { redact: { paths: [] } });
   return (req: Request, res: Response, next: NextFunction) => {
     const id = requestIdFor(req, res);
     states.set(req, { id, logger });
@@ -68,7 +71,7 @@ export function accessLog({ logger, redactUrl, ignore }: AccessLogOptions): Requ
       const done = () => {
         res.removeListener('finish', done);
         res.removeListener('close', done);
-        completionLine(logger, res, { id, method: req.method, url: redactUrl(url) }, performance.now() - started);
+        completionLine(lines, res, { id, method: req.method, url: redactUrl(url) }, performance.now() - started);
       };
       res.on('finish', done);
       res.on('close', done);
