@@ -34,6 +34,7 @@ export { createHttpApp, assertSupportedBody, OPERATIONS_PATHS, urlRedactor, type
 export { listen, type RunningServer } from './server';
 export { createMongo, isDuplicateKeyError, parseObjectId, retryUntil, type MongoHandle } from './mongo';
 export { runService } from './service';
+export { httpUrlSchema, HTTP_URL_PATTERN } from './http-url';
 export { listingQuerySchema, listingResult, LISTING_LIMITS, mongoSort, searchFilter, type ListingQuery, type ListingSpec } from './listing';
 export {
   addErrorResponses,

@@ -66,6 +66,9 @@ export function listingQuerySchema(spec: ListingSpec): Joi.ObjectSchema<ListingQ
       .min(1)
       .default(1)
       .max(Joi.ref('limit', { adjust: maxPageFor }))
+      // JSON Schema can't tie one parameter's bound to another's value: the docs carry the
+      // deepest page any `limit` allows, and the description the rule itself.
+      .meta({ 'x-restgate-maximum': maxPageFor(1) })
       .messages({ 'number.max': `page is too deep: (page - 1) × limit may be at most ${LISTING_LIMITS.maxOffset}` }),
     limit: Joi.number().integer().min(1).max(LISTING_LIMITS.maxLimit).default(LISTING_LIMITS.defaultLimit),
     sort: commaList(spec.sortable, 'sort', true).default(spec.defaultSort ?? '-createdAt'),

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { httpUrlSchema } from '../http-url';
 import { listingQuerySchema, type ListingQuery, type ListingSpec } from '../listing';
 import { apiFields, type FieldDef, type AnyResourceDefinition } from './definition';
 
@@ -64,10 +65,7 @@ export function fieldSchema(name: string, field: FieldDef): Joi.Schema {
       schema = Joi.string().trim().email().max(lengthBounds(field).max);
       break;
     case 'url':
-      schema = Joi.string()
-        .trim()
-        .uri({ scheme: ['http', 'https'] })
-        .max(lengthBounds(field).max);
+      schema = httpUrlSchema(lengthBounds(field).max);
       break;
     case 'integer':
     case 'number': {

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { listingQuerySchema, type ListingQuery, type ListingSpec } from '@restgate/shared';
+import { httpUrlSchema, listingQuerySchema, type ListingQuery, type ListingSpec } from '@restgate/shared';
 import type { CreateUserInput } from '../domain/create-user';
 import type { ProfileChanges } from '../domain/update-profile';
 import { BCRYPT_MAX_BYTES } from '../domain/password-limits';
@@ -15,13 +15,7 @@ const email = Joi.string()
 
 const name = Joi.string().trim().min(1).max(128).description('Display name. Defaults to the part of the e-mail before "@".').example('Ada');
 
-const picture = Joi.string()
-  .trim()
-  .max(2048)
-  .uri({ scheme: ['http', 'https'] })
-  // joi's uri rule documents as `format: uri`, which allows any scheme: the docs say http(s).
-  .meta({ 'x-restgate-pattern': '^\\s*https?://' })
-  .description('Picture URL (http or https). Defaults to the Gravatar identicon of the e-mail.');
+const picture = httpUrlSchema(2048).description('Picture URL (http or https). Defaults to the Gravatar identicon of the e-mail.');
 
 function password(minLength: number) {
   return Joi.string()
