@@ -1,4 +1,5 @@
-import Joi from 'joi';
+import type { StringSchema } from 'joi';
+import { Joi } from './joi';
 
 /**
  * What joi's `trim()` removes (ECMAScript white space and line terminators), spelled out: `\s`
@@ -25,7 +26,7 @@ const REST = "(?:[/?#][A-Za-z0-9._~:/?#@!$&'()*+,;=%-]*)?";
 export const HTTP_URL_PATTERN = new RegExp(`^${WS}${SCHEME}${USERINFO}${HOST}${PORT}${REST}${WS}$`);
 
 /** A trimmed http(s) URL of at most `max` characters, refused with a message naming the rule. */
-export function httpUrlSchema(max: number): Joi.StringSchema {
+export function httpUrlSchema(max: number): StringSchema {
   return Joi.string()
     .trim()
     .max(max)

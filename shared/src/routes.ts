@@ -167,14 +167,25 @@ function pathOfNul(value: unknown, at: string[] = []): string[] | undefined {
   return undefined;
 }
 
+const namedKeysBySchema = new WeakMap<Joi.ObjectSchema, string[]>();
+
+/** The keys an object schema names, read from its description once per schema (`describe()` is costly per request). */
+function namedKeys(schema: Joi.ObjectSchema): string[] {
+  let keys = namedKeysBySchema.get(schema);
+  if (!keys) {
+    keys = Object.keys((schema.describe() as { keys?: Record<string, unknown> }).keys ?? {});
+    namedKeysBySchema.set(schema, keys);
+  }
+  return keys;
+}
+
 /** Runs a joi schema the way every edge does: all failures, conversion, unknown keys dropped. */
 export function validateInput<T>(schema: Joi.ObjectSchema<T>, value: unknown, location: string): T {
   const { value: valid, error } = schema.validate(value ?? {}, { abortEarly: false, convert: true, stripUnknown: true, errors: { wrap: { label: false } } });
   if (!error) {
     // Never meaningful in a field, cut short by bcrypt, and not storable by every MongoDB-compatible database.
     // Only the keys the schema names: an object that lets unknown keys through keeps them unread.
-    const named = Object.keys((schema.describe() as { keys?: Record<string, unknown> }).keys ?? {});
-    const nul = named.map((key) => pathOfNul((valid as Record<string, unknown>)?.[key], [key])).find(Boolean);
+    const nul = namedKeys(schema).map((key) => pathOfNul((valid as Record<string, unknown>)?.[key], [key])).find(Boolean);
     if (nul) throw errors.validation([{ param: nul.join('.') || location, message: `${nul.join('.') || location} must not contain the NUL character`, rule: 'string.nul' }]);
     return valid;
   }
@@ -203,6 +214,8 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
+    // Described now, at bind time, so that no request pays for it.
+    for (const schema of Object.values(route.schemas ?? {})) if (schema) namedKeys(schema);
     router[route.method](route.path, async (req: Request, res: Response, next: NextFunction) => {
       try {
         const principal = readPrincipal(req, options.principalSecret);

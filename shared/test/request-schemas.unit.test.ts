@@ -1,8 +1,9 @@
-import Joi from 'joi';
-import { HTTP_URL_PATTERN, httpUrlSchema, listingQuerySchema } from '@restgate/shared';
+import type { Schema } from 'joi';
+import { HTTP_URL_PATTERN, Joi, httpUrlSchema, listingQuerySchema } from '@restgate/shared';
 import { joiToJsonSchema } from '../src/openapi';
+import { validateInput } from '../src/routes';
 
-const request = (schema: Joi.Schema) => joiToJsonSchema(schema, undefined, { request: true });
+const request = (schema: Schema) => joiToJsonSchema(schema, undefined, { request: true });
 const matches = (pattern: unknown, value: string) => new RegExp(pattern as string).test(value);
 
 describe('joi → JSON Schema for requests', () => {
@@ -55,5 +56,40 @@ describe('httpUrlSchema', () => {
 
   test.each(['http://', 'ftp://example.com', 'https://exa mple.com', 'https://example.com/é', 'javascript:alert(1)'])('refuses %s', (url) => {
     expect(httpUrlSchema(2048).validate(url).error?.details[0]?.type).toBe('string.pattern.base');
+  });
+});
+
+describe('Joi (request strings)', () => {
+  const schema = Joi.object({ name: Joi.string().min(3).max(5), pin: Joi.string().length(2), secret: Joi.string().max(4, 'utf8') });
+  const rule = (value: Record<string, string>) => schema.validate(value).error?.details[0]?.type ?? 'ok';
+
+  test('when a string holds characters outside the BMP, then min, max and length count each as one, as JSON Schema does', () => {
+    expect([rule({ name: '😀😀😀' }), rule({ name: '😀😀😀😀😀' }), rule({ pin: '😀😀' })]).toEqual(['ok', 'ok', 'ok']);
+    expect([rule({ name: '😀😀' }), rule({ name: '😀😀😀😀😀😀' }), rule({ pin: '😀' })]).toEqual(['string.min', 'string.max', 'string.length']);
+  });
+
+  test('when a length has an encoding, then it still counts bytes', () => {
+    expect([rule({ secret: 'éé' }), rule({ secret: 'ééé' })]).toEqual(['ok', 'string.max']);
+  });
+
+  test('when the rules are described for the docs, then they keep their names', () => {
+    expect((schema.describe().keys as Record<string, { rules: unknown[] }>).name!.rules).toEqual([
+      { name: 'min', args: { limit: 3 } },
+      { name: 'max', args: { limit: 5 } },
+    ]);
+  });
+});
+
+describe('validateInput', () => {
+  const schema = Joi.object({ title: Joi.string(), tags: Joi.array().items(Joi.string()) });
+
+  test('when a named field holds NUL, then it is refused with string.nul naming the field', () => {
+    expect(() => validateInput(schema, { tags: ['a', 'b\u0000'] }, 'body')).toThrow(
+      expect.objectContaining({ status: 400, extras: expect.objectContaining({ param: 'tags', errors: [expect.objectContaining({ rule: 'string.nul' })] }) }),
+    );
+  });
+
+  test('when only an unknown key holds NUL, then it is dropped unread', () => {
+    expect(validateInput(schema.unknown(true), { title: 'ok', other: 'x\u0000' }, 'body')).toMatchObject({ title: 'ok' });
   });
 });

@@ -1,5 +1,4 @@
-import Joi from 'joi';
-import { httpUrlSchema } from '@restgate/shared';
+import { Joi, httpUrlSchema } from '@restgate/shared';
 import { userSchemas } from './user.schemas';
 
 /** Room for `/<token>` (44 characters) within the mail schema's 2048. */

@@ -1,5 +1,5 @@
-import Joi from 'joi';
-import { httpUrlSchema, listingQuerySchema, type ListingQuery, type ListingSpec } from '@restgate/shared';
+import type { ObjectSchema } from 'joi';
+import { Joi, httpUrlSchema, listingQuerySchema, type ListingQuery, type ListingSpec } from '@restgate/shared';
 import type { CreateUserInput } from '../domain/create-user';
 import type { ProfileChanges } from '../domain/update-profile';
 import { BCRYPT_MAX_BYTES } from '../domain/password-limits';
@@ -49,7 +49,7 @@ export function userSchemas(options: { passwordMinLength: number }) {
     passwordBody: Joi.object<{ password: string }>({
       password: password(options.passwordMinLength).required().description('The new password.'),
     }),
-    listQuery: listingQuerySchema(USER_LISTING) as Joi.ObjectSchema<ListingQuery>,
+    listQuery: listingQuerySchema(USER_LISTING) as ObjectSchema<ListingQuery>,
   };
 }
 
