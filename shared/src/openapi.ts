@@ -450,13 +450,19 @@ function parameter(name: string, where: 'path' | 'query', required: boolean, sch
   return param;
 }
 
+/** Whether `{}` breaks the body schema (a required key, or "at least one of" as `anyOf` of required keys): then so does no body. */
+function refusesEmpty(schema: JsonSchema): boolean {
+  const needs = (s: unknown) => isObject(s) && Array.isArray(s.required) && s.required.length > 0;
+  return needs(schema) || (Array.isArray(schema.anyOf) && schema.anyOf.length > 0 && schema.anyOf.every(needs));
+}
+
 function requestBodyOf(route: RouteDef, components: OpenApiComponents): OpenApiOperation['requestBody'] {
   if (!route.schemas?.body) return undefined;
   const schema = allowUnknown(joiToJsonSchema(route.schemas.body, components, { request: true })) as JsonSchema;
   const example = firstExample(schema);
   const media: OpenApiMediaType = example === undefined ? { schema } : { schema, example };
   return {
-    required: Array.isArray(schema.required) && schema.required.length > 0,
+    required: refusesEmpty(schema),
     content: Object.fromEntries(BODY_CONTENT_TYPES.map((type) => [type, media])),
   };
 }

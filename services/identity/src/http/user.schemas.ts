@@ -22,6 +22,9 @@ function password(minLength: number) {
     .min(minLength)
     .max(BCRYPT_MAX_BYTES, 'utf8')
     .messages({ 'string.max': `{{#label}} must be at most ${BCRYPT_MAX_BYTES} bytes (UTF-8)` })
+    // JSON Schema counts characters only: the docs keep maxLength (no password over 72 characters
+    // fits) and state the byte limit in words and in this extension, which tools can read.
+    .meta({ 'x-restgate-max-utf8-bytes': BCRYPT_MAX_BYTES })
     .description(`At least ${minLength} characters, at most ${BCRYPT_MAX_BYTES} bytes in UTF-8 (bcrypt's limit; never truncated).`);
 }
 
