@@ -203,6 +203,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
+  // The folder holds the runs' credentials (config files) and schemathesis's cache.
+  if (reports && process.env.RESTGATE_KEEP_LOGS !== '1') fs.rmSync(reports, { recursive: true, force: true });
 }, 60_000);
 
 /** Credentials per security scheme of the document, so each goes where the document puts it, once. */
@@ -274,6 +276,7 @@ async function expectNoFailure(run: FuzzRun): Promise<void> {
   const startedAt = Date.now();
   const { code, output } = await fuzz(run);
   process.stderr.write(`[fuzz] ${run.label}: exit ${code} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s\n`);
+  fs.writeFileSync(path.join(reports, `${run.label}.log`), output);
   if (code !== 0) process.stderr.write(output);
   expect({ code, summary: output.split('\n').filter((line) => /failures?|passed|errors?/i.test(line)).slice(-5) }).toMatchObject({ code: 0 });
 }
