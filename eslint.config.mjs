@@ -22,6 +22,17 @@ export default tseslint.config(
     },
   },
   {
+    // What clients send is measured in characters (code points), as the API docs count: request
+    // schemas take their joi from @restgate/shared, whose string lengths count code points.
+    files: ['services/*/src/http/**/*.ts', 'services/*/src/api.ts', 'shared/src/listing.ts', 'shared/src/http-url.ts', 'shared/src/resource/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'joi', message: "Use { Joi } from '@restgate/shared' (lengths in code points); types may come from 'joi'.", allowTypeImports: true }] },
+      ],
+    },
+  },
+  {
     // Config files, tests and the test support read the environment on purpose.
     files: ['**/src/config.ts', '**/test/**/*.ts', 'shared/src/testing/**/*.ts', 'bench/**'],
     rules: { 'no-restricted-syntax': 'off' },

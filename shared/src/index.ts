@@ -35,6 +35,8 @@ export { createHttpApp, assertSupportedBody, OPERATIONS_PATHS, urlRedactor, type
 export { listen, type RunningServer } from './server';
 export { createMongo, isDuplicateKeyError, parseObjectId, retryUntil, type MongoHandle } from './mongo';
 export { runService } from './service';
+export { httpUrlSchema, HTTP_URL_PATTERN } from './http-url';
+export { Joi } from './joi';
 export { listingQuerySchema, listingResult, LISTING_LIMITS, mongoSort, searchFilter, type ListingQuery, type ListingSpec } from './listing';
 export {
   addErrorResponses,

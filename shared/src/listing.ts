@@ -1,4 +1,5 @@
-import Joi from 'joi';
+import type { ObjectSchema } from 'joi';
+import { Joi } from './joi';
 
 /** What a resource allows in its listings. Names are the API's field names. */
 export interface ListingSpec {
@@ -57,7 +58,7 @@ function maxPageFor(limit: unknown): number {
 }
 
 /** The joi schema for `q`, `page`, `limit`, `sort`, `fields`; unknown parameters are dropped. */
-export function listingQuerySchema(spec: ListingSpec): Joi.ObjectSchema<ListingQuery> {
+export function listingQuerySchema(spec: ListingSpec): ObjectSchema<ListingQuery> {
   return Joi.object({
     q: Joi.string().allow('').max(LISTING_LIMITS.maxQ),
     // The depth limit sits on `page` itself (through a ref to `limit`), so the 400 names `page`.
@@ -66,6 +67,9 @@ export function listingQuerySchema(spec: ListingSpec): Joi.ObjectSchema<ListingQ
       .min(1)
       .default(1)
       .max(Joi.ref('limit', { adjust: maxPageFor }))
+      // JSON Schema can't tie one parameter's bound to another's value: the docs carry the
+      // deepest page any `limit` allows, and the description the rule itself.
+      .meta({ 'x-restgate-maximum': maxPageFor(1) })
       .messages({ 'number.max': `page is too deep: (page - 1) × limit may be at most ${LISTING_LIMITS.maxOffset}` }),
     limit: Joi.number().integer().min(1).max(LISTING_LIMITS.maxLimit).default(LISTING_LIMITS.defaultLimit),
     sort: commaList(spec.sortable, 'sort', true).default(spec.defaultSort ?? '-createdAt'),
@@ -75,7 +79,7 @@ export function listingQuerySchema(spec: ListingSpec): Joi.ObjectSchema<ListingQ
       const items = typeof value.sort === 'string' ? value.sort.split(',') : value.sort;
       return { ...value, sort: items.map((item) => (item.startsWith('-') ? [item.slice(1), -1] : [item, 1])) };
     })
-    .messages({ 'any.custom': '{{#error.message}}' }) as unknown as Joi.ObjectSchema<ListingQuery>;
+    .messages({ 'any.custom': '{{#error.message}}' }) as unknown as ObjectSchema<ListingQuery>;
 }
 
 /** `q` as a literal, case-insensitive substring: regex characters are escaped, so no pattern can backtrack. */

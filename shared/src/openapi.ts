@@ -1,6 +1,7 @@
 import type Joi from 'joi';
 import parseJoi from 'joi-to-json';
 import { errors, type AppError } from './errors';
+import { TRIMMED_WHITESPACE } from './http-url';
 import { LISTING_LIMITS } from './listing';
 import { toProblem } from './problem';
 import type { AccessLevel, HttpMethod, RouteDef } from './routes';
@@ -299,9 +300,9 @@ function sanitize(schema: unknown): unknown {
       continue;
     }
     if (key === 'default' && isJoiReference(value)) continue;
-    // A pattern that only the docs carry (`.meta({ 'x-restgate-pattern': … })`): joi checks it otherwise.
-    if (key === 'x-restgate-pattern') {
-      out.pattern = value;
+    // A pattern or bound that only the docs carry (`.meta({ 'x-restgate-pattern': … })`): joi checks it otherwise.
+    if (key === 'x-restgate-pattern' || key === 'x-restgate-maximum') {
+      out[key.slice('x-restgate-'.length)] = value;
       continue;
     }
     out[key] = VALUE_KEYWORDS.has(key) ? value : key === 'properties' && isObject(value) ? mapValues(value, sanitize) : sanitize(value);
@@ -328,18 +329,77 @@ function allowUnknown(schema: unknown): unknown {
   return out;
 }
 
+/** The parts of joi's `describe()` that the string rules below read. */
+interface JoiDescription {
+  type?: string;
+  allow?: unknown[];
+  rules?: Array<{ name: string; args?: { limit?: unknown; enabled?: boolean } }>;
+  keys?: Record<string, JoiDescription>;
+  items?: JoiDescription[];
+}
+
+const BLANK = `[${TRIMMED_WHITESPACE}]`;
+const NON_BLANK = `[^${TRIMMED_WHITESPACE}\\u0000]`;
+const NO_NUL = '^[^\\u0000]*$';
+
+/** "Between min and max characters once blanks at both ends are trimmed, and no NUL", as a pattern. */
+function trimmedLengthPattern(min: number, max: number): string {
+  const middle =
+    max < 2 ? '' : min >= 2 ? `[^\\u0000]{${min - 2},${max - 2}}${NON_BLANK}` : `(?:[^\\u0000]{0,${max - 2}}${NON_BLANK})?`;
+  return `^${BLANK}*${NON_BLANK}${middle}${BLANK}*$`;
+}
+
+function addPattern(json: JsonSchema, pattern: string): void {
+  if (typeof json.pattern === 'string') json.allOf = [...(Array.isArray(json.allOf) ? json.allOf : []), { pattern }];
+  else json.pattern = pattern;
+}
+
 /**
- * JSON Schema (2020-12, as OpenAPI 3.1 uses it) for a joi schema, through `joi-to-json`.
- * Shared schemas (`.id()` + `.link()`) land in `components`.
+ * What joi-to-json leaves out of a string: joi refuses `''` unless `.allow('')` (JSON Schema
+ * allows it unless `minLength` says otherwise), a `.trim()`med string is measured after
+ * trimming, so its length bounds become a pattern on the value as sent, and `validateInput`
+ * refuses the NUL character in every string.
  */
-export function joiToJsonSchema(schema: Joi.Schema, components?: OpenApiComponents): JsonSchema {
+function addStringRules(description: JoiDescription, json: unknown): void {
+  if (!isObject(json)) return;
+  if (description.type === 'object' && description.keys && isObject(json.properties)) {
+    for (const [key, child] of Object.entries(description.keys)) addStringRules(child, json.properties[key]);
+    return;
+  }
+  if (description.type === 'array' && description.items?.length === 1) return addStringRules(description.items[0]!, json.items);
+  if (description.type !== 'string' || json.type !== 'string') return;
+  const limit = (name: string) => {
+    const value = description.rules?.find((rule) => rule.name === name)?.args?.limit;
+    return typeof value === 'number' ? value : undefined;
+  };
+  const trimmed = description.rules?.some((rule) => rule.name === 'trim' && rule.args?.enabled !== false) ?? false;
+  if (description.allow?.includes('') || !trimmed) {
+    if (!description.allow?.includes('')) json.minLength = Math.max(limit('min') ?? 0, 1);
+    addPattern(json, NO_NUL);
+    return;
+  }
+  const max = limit('max');
+  delete json.minLength;
+  if (max !== undefined) delete json.maxLength;
+  // Without a maximum, "not blank" is all a pattern needs to say.
+  addPattern(json, max === undefined ? `^${BLANK}*${NON_BLANK}[^\\u0000]*$` : trimmedLengthPattern(Math.max(limit('min') ?? 0, 1), max));
+}
+
+/**
+ * JSON Schema (2020-12, as OpenAPI 3.1 uses it) for a joi schema, through `joi-to-json`, with
+ * (for requests) the string rules it does not carry over. Shared schemas (`.id()` + `.link()`) land in `components`.
+ */
+export function joiToJsonSchema(schema: Joi.Schema, components?: OpenApiComponents, options: { request?: boolean } = {}): JsonSchema {
   const shared: Record<string, unknown> = {};
   const converted = parseJoi(schema as unknown as Parameters<typeof parseJoi>[0], 'open-api-3.1', shared) as JsonSchema;
   const { schemas: linked, ...rest } = converted;
   if (components && isObject(linked)) {
     for (const [name, value] of Object.entries(linked)) components.schemas[name] ??= sanitize(value) as JsonSchema;
   }
-  return sanitize(rest) as JsonSchema;
+  const result = sanitize(rest) as JsonSchema;
+  // Response schemas say "a string" loosely; only what a request must satisfy gets the exact rules.
+  if (options.request) addStringRules(schema.describe() as JoiDescription, result);
+  return result;
 }
 
 function firstExample(schema: JsonSchema): unknown {
@@ -361,14 +421,14 @@ function isListing(query: JsonSchema | undefined): boolean {
 
 function parametersOf(route: RouteDef, components: OpenApiComponents): { parameters: OpenApiParameter[]; listing: boolean } {
   const parameters: OpenApiParameter[] = [];
-  const params = route.schemas?.params ? joiToJsonSchema(route.schemas.params, components) : undefined;
+  const params = route.schemas?.params ? joiToJsonSchema(route.schemas.params, components, { request: true }) : undefined;
   for (const name of pathParamNames(route.path)) {
     const schema = (
       isObject(params?.properties) && isObject(params.properties[name]) ? params.properties[name] : { type: 'string' }
     ) as JsonSchema;
     parameters.push(parameter(name, 'path', true, schema));
   }
-  const query = route.schemas?.query ? joiToJsonSchema(route.schemas.query, components) : undefined;
+  const query = route.schemas?.query ? joiToJsonSchema(route.schemas.query, components, { request: true }) : undefined;
   const listing = isListing(query);
   const required = new Set(Array.isArray(query?.required) ? (query.required as string[]) : []);
   for (const [name, schema] of Object.entries(isObject(query?.properties) ? query.properties : {})) {
@@ -390,13 +450,19 @@ function parameter(name: string, where: 'path' | 'query', required: boolean, sch
   return param;
 }
 
+/** Whether `{}` breaks the body schema (a required key, or "at least one of" as `anyOf` of required keys): then so does no body. */
+function refusesEmpty(schema: JsonSchema): boolean {
+  const needs = (s: unknown) => isObject(s) && Array.isArray(s.required) && s.required.length > 0;
+  return needs(schema) || (Array.isArray(schema.anyOf) && schema.anyOf.length > 0 && schema.anyOf.every(needs));
+}
+
 function requestBodyOf(route: RouteDef, components: OpenApiComponents): OpenApiOperation['requestBody'] {
   if (!route.schemas?.body) return undefined;
-  const schema = allowUnknown(joiToJsonSchema(route.schemas.body, components)) as JsonSchema;
+  const schema = allowUnknown(joiToJsonSchema(route.schemas.body, components, { request: true })) as JsonSchema;
   const example = firstExample(schema);
   const media: OpenApiMediaType = example === undefined ? { schema } : { schema, example };
   return {
-    required: Array.isArray(schema.required) && schema.required.length > 0,
+    required: refusesEmpty(schema),
     content: Object.fromEntries(BODY_CONTENT_TYPES.map((type) => [type, media])),
   };
 }

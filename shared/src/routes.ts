@@ -157,10 +157,39 @@ export function assertAccess(level: AccessLevel, principal: Principal): void {
   }
 }
 
+/** The path to the first string (within `value`) that holds U+0000, if any. */
+function pathOfNul(value: unknown, at: string[] = []): string[] | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? at : undefined;
+  if (typeof value !== 'object' || value === null || value instanceof Date) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const found = pathOfNul(child, Array.isArray(value) ? at : [...at, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+const namedKeysBySchema = new WeakMap<Joi.ObjectSchema, string[]>();
+
+/** The keys an object schema names, read from its description once per schema (`describe()` is costly per request). */
+function namedKeys(schema: Joi.ObjectSchema): string[] {
+  let keys = namedKeysBySchema.get(schema);
+  if (!keys) {
+    keys = Object.keys((schema.describe() as { keys?: Record<string, unknown> }).keys ?? {});
+    namedKeysBySchema.set(schema, keys);
+  }
+  return keys;
+}
+
 /** Runs a joi schema the way every edge does: all failures, conversion, unknown keys dropped. */
 export function validateInput<T>(schema: Joi.ObjectSchema<T>, value: unknown, location: string): T {
   const { value: valid, error } = schema.validate(value ?? {}, { abortEarly: false, convert: true, stripUnknown: true, errors: { wrap: { label: false } } });
-  if (!error) return valid;
+  if (!error) {
+    // Never meaningful in a field, cut short by bcrypt, and not storable by every MongoDB-compatible database.
+    // Only the keys the schema names: an object that lets unknown keys through keeps them unread.
+    const nul = namedKeys(schema).map((key) => pathOfNul((valid as Record<string, unknown>)?.[key], [key])).find(Boolean);
+    if (nul) throw errors.validation([{ param: nul.join('.') || location, message: `${nul.join('.') || location} must not contain the NUL character`, rule: 'string.nul' }]);
+    return valid;
+  }
   const fieldErrors: FieldError[] = error.details.map((d) => {
     const param = d.path.length ? d.path.join('.') : location;
     // `limit=2&limit=3` arrives as an array: say that, rather than "limit must be a number".
@@ -186,6 +215,8 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
+    // Described now, at bind time, so that no request pays for it.
+    for (const schema of Object.values(route.schemas ?? {})) if (schema) namedKeys(schema);
     router[route.method](route.path, async (req: Request, res: Response, next: NextFunction) => {
       try {
         const principal = readPrincipal(req, options.principalSecret);

@@ -92,6 +92,15 @@ const op = (path: string, method: keyof OpenApiDocument['paths'][string]) => par
 const queryParam = (name: string) => op('/things', 'get').parameters?.find((p) => p.name === name) as OpenApiParameter;
 
 describe('buildOpenApiPart', () => {
+  test('when a body needs at least one of its fields, then the body itself is required; when every field may be left out, it is not', () => {
+    const body = (schema: Joi.ObjectSchema) =>
+      buildOpenApiPart([defineRoute({ method: 'put', path: '/t', level: 'public', summary: 'S.', schemas: { body: schema }, handler: noop })], { title: 't' })
+        .paths['/t']?.put?.requestBody;
+
+    expect(body(Joi.object({ a: Joi.string(), b: Joi.string() }).or('a', 'b'))?.required).toBe(true);
+    expect(body(Joi.object({ a: Joi.string(), b: Joi.string() }))?.required).toBe(false);
+  });
+
   test('when built from a route table, then it is a valid OpenAPI 3.1 document', () => {
     const result = validateOpenApiDocument(part);
 

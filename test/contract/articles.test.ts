@@ -135,6 +135,16 @@ describe('POST /articles', () => {
     expectProblem(reply, 400, { code: 'validation_failed', param: 'title' });
     expect(await documentsMatching(stack.db('articles'), { content: article.content })).toEqual([]);
   });
+
+  test("when the JSON body's content holds a NUL character, then 400 string.nul naming content, and nothing is written", async () => {
+    const article = anArticle();
+
+    const reply = await api.post('/articles', { bearer: author.token, json: { title: article.title, content: 'before\u0000after' } });
+
+    expectProblem(reply, 400, { code: 'validation_failed', param: 'content' });
+    expect(reply.body.errors).toEqual([expect.objectContaining({ param: 'content', rule: 'string.nul' })]);
+    await expectNoArticle(article.title);
+  });
 });
 
 describe('GET /articles/:id', () => {

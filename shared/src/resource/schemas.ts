@@ -1,4 +1,6 @@
-import Joi from 'joi';
+import type { ObjectSchema, Schema } from 'joi';
+import { Joi } from '../joi';
+import { httpUrlSchema } from '../http-url';
 import { listingQuerySchema, type ListingQuery, type ListingSpec } from '../listing';
 import { apiFields, type FieldDef, type AnyResourceDefinition } from './definition';
 
@@ -48,8 +50,8 @@ function describe(name: string, field: FieldDef): string {
 }
 
 /** The joi rule for a field's value in a request body (not yet required or optional). */
-export function fieldSchema(name: string, field: FieldDef): Joi.Schema {
-  let schema: Joi.Schema;
+export function fieldSchema(name: string, field: FieldDef): Schema {
+  let schema: Schema;
   switch (field.type) {
     case 'string':
     case 'text': {
@@ -64,10 +66,7 @@ export function fieldSchema(name: string, field: FieldDef): Joi.Schema {
       schema = Joi.string().trim().email().max(lengthBounds(field).max);
       break;
     case 'url':
-      schema = Joi.string()
-        .trim()
-        .uri({ scheme: ['http', 'https'] })
-        .max(lengthBounds(field).max);
+      schema = httpUrlSchema(lengthBounds(field).max);
       break;
     case 'integer':
     case 'number': {
@@ -92,7 +91,7 @@ export function fieldSchema(name: string, field: FieldDef): Joi.Schema {
 }
 
 /** The joi rule for a field's value in a view (as JSON: dates as ISO strings). */
-function viewFieldSchema(field: FieldDef): Joi.Schema {
+function viewFieldSchema(field: FieldDef): Schema {
   switch (field.type) {
     case 'integer':
       return Joi.number().integer();
@@ -155,6 +154,6 @@ export function resourceSchemas(definition: AnyResourceDefinition) {
     count: Joi.number().integer().min(0).required().description('Total matching, ignoring paging (also in X-Total-Count).'),
     rows: Joi.array().items(row).required().description('One page; with `fields`, only id and those fields.'),
   });
-  const listingQuery: Joi.ObjectSchema<ListingQuery> = listingQuerySchema(listingSpecOf(definition));
+  const listingQuery: ObjectSchema<ListingQuery> = listingQuerySchema(listingSpecOf(definition));
   return { createBody, updateBody, params, view, listing, listingQuery };
 }

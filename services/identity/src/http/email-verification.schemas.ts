@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import { Joi } from '@restgate/shared';
 import { userSchemas } from './user.schemas';
 
 /** Request and response schemas; the e-mail rule is sign-up's. */

@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import { Joi, httpUrlSchema } from '@restgate/shared';
 import { userSchemas } from './user.schemas';
 
 /** Room for `/<token>` (44 characters) within the mail schema's 2048. */
@@ -13,11 +13,7 @@ export function passwordResetSchemas(options: { passwordMinLength: number }) {
         .extract('email')
         .required()
         .description('The e-mail of the account; the answer is the same whether or not it is registered.'),
-      link: Joi.string()
-        .trim()
-        .max(LINK_MAX)
-        .uri({ scheme: ['http', 'https'] })
-        .description(
+      link: httpUrlSchema(LINK_MAX).description(
           'The page that will receive the token: the mail links to `<link>/<token>`. Its origin must be one the operator allows (RESET_LINK_ORIGINS); otherwise the default reset page is used.',
         )
         .example('https://app.example.com/reset-password'),

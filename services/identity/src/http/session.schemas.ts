@@ -1,5 +1,4 @@
-import Joi from 'joi';
-import { LISTING_LIMITS } from '@restgate/shared';
+import { Joi, LISTING_LIMITS } from '@restgate/shared';
 import { fullUserSchema } from './user.schemas';
 
 /** `POST /auth/refresh`'s body: the refresh token a sign-in or the last refresh gave. */

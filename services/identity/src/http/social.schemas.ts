@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import { Joi } from '@restgate/shared';
 
 const accessToken = Joi.alternatives()
   .try(Joi.string().allow(''), Joi.array().items(Joi.string().allow('')))

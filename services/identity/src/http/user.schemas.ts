@@ -1,5 +1,5 @@
-import Joi from 'joi';
-import { listingQuerySchema, type ListingQuery, type ListingSpec } from '@restgate/shared';
+import type { ObjectSchema } from 'joi';
+import { Joi, httpUrlSchema, listingQuerySchema, type ListingQuery, type ListingSpec } from '@restgate/shared';
 import type { CreateUserInput } from '../domain/create-user';
 import type { ProfileChanges } from '../domain/update-profile';
 import { BCRYPT_MAX_BYTES } from '../domain/password-limits';
@@ -15,19 +15,16 @@ const email = Joi.string()
 
 const name = Joi.string().trim().min(1).max(128).description('Display name. Defaults to the part of the e-mail before "@".').example('Ada');
 
-const picture = Joi.string()
-  .trim()
-  .max(2048)
-  .uri({ scheme: ['http', 'https'] })
-  // joi's uri rule documents as `format: uri`, which allows any scheme: the docs say http(s).
-  .meta({ 'x-restgate-pattern': '^\\s*https?://' })
-  .description('Picture URL (http or https). Defaults to the Gravatar identicon of the e-mail.');
+const picture = httpUrlSchema(2048).description('Picture URL (http or https). Defaults to the Gravatar identicon of the e-mail.');
 
 function password(minLength: number) {
   return Joi.string()
     .min(minLength)
     .max(BCRYPT_MAX_BYTES, 'utf8')
     .messages({ 'string.max': `{{#label}} must be at most ${BCRYPT_MAX_BYTES} bytes (UTF-8)` })
+    // JSON Schema counts characters only: the docs keep maxLength (no password over 72 characters
+    // fits) and state the byte limit in words and in this extension, which tools can read.
+    .meta({ 'x-restgate-max-utf8-bytes': BCRYPT_MAX_BYTES })
     .description(`At least ${minLength} characters, at most ${BCRYPT_MAX_BYTES} bytes in UTF-8 (bcrypt's limit; never truncated).`);
 }
 
@@ -55,7 +52,7 @@ export function userSchemas(options: { passwordMinLength: number }) {
     passwordBody: Joi.object<{ password: string }>({
       password: password(options.passwordMinLength).required().description('The new password.'),
     }),
-    listQuery: listingQuerySchema(USER_LISTING) as Joi.ObjectSchema<ListingQuery>,
+    listQuery: listingQuerySchema(USER_LISTING) as ObjectSchema<ListingQuery>,
   };
 }
 
