@@ -147,7 +147,7 @@ export function badValues(): BadValue[] {
         add('an operator object', { $ne: 1 }, 'string.base');
         break;
       case 'url':
-        add('not an http(s) URL', 'not a url', 'string.uriCustomScheme');
+        add('not an http(s) URL', 'not a url', 'string.pattern.base');
         break;
       case 'integer':
       case 'number':
