@@ -64,7 +64,8 @@ export function wirePasswordResets(parts: {
       const now = new Date();
       const removed = await resets.deleteExpired(now);
       await outbox.deleteExpiredLeases(now);
-      return removed;
+      // Identity's one periodic job, so expired sessions go here too (sign-in no longer sweeps).
+      return removed + (await parts.sessions.sessions.deleteExpired(now));
     },
   });
   const deps: PasswordResetDeps = {

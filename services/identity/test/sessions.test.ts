@@ -1,6 +1,7 @@
 import { createLogger, createRedis, revocationKey, type Principal, type RedisHandle } from '@restgate/shared';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import { ObjectId } from 'mongodb';
+import { MongoSessionRepository } from '../src/data/session.repository';
 import { hashRefreshToken } from '../src/domain/sessions';
 import {
   basic,
@@ -121,6 +122,24 @@ describe('sessions: sign-in, refresh, logout, listing', () => {
       .updateOne({ _id: hashRefreshToken(first.refreshToken) as never }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
 
     expectProblem(await refresh(first.refreshToken), 401);
+  });
+
+  test("when sessions have expired, then identity's periodic clean-up removes them with their refresh tokens, and live ones stay", async () => {
+    const user = await h.aUser();
+    const expired = (await signIn(user)).body;
+    const live = (await signIn(user)).body;
+    const expiredSid = new ObjectId(claimsOf(expired.token).sid as string);
+    const past = new Date(Date.now() - 1000);
+    await h.db.collection('sessions').updateOne({ _id: expiredSid }, { $set: { expiresAt: past } });
+    await h.db.collection('refresh_tokens').updateOne({ _id: hashRefreshToken(expired.refreshToken) as never }, { $set: { expiresAt: past } });
+
+    const removed = await new MongoSessionRepository(h.db).deleteExpired(new Date());
+
+    expect(removed).toBeGreaterThanOrEqual(1);
+    expect(await sessionDoc(expiredSid.toHexString())).toBeNull();
+    expect(await h.db.collection('refresh_tokens').findOne({ _id: hashRefreshToken(expired.refreshToken) as never })).toBeNull();
+    expect(await sessionDoc(claimsOf(live.token).sid as string)).not.toBeNull();
+    expect(await h.db.collection('refresh_tokens').findOne({ _id: hashRefreshToken(live.refreshToken) as never })).not.toBeNull();
   });
 
   test('when the refresh token is unknown, missing or not a string, then 401 or 400', async () => {

@@ -16,7 +16,7 @@ export interface OutboxRelayOptions {
   pollMs: number;
   /** How long a claimed entry is ours before another relay may take it; longer than a publish may take (10 s). */
   leaseMs?: number;
-  /** Removes expired resets (FerretDB has no TTL index); run at start and every `cleanupEveryMs`. */
+  /** Removes expired rows (FerretDB has no TTL index); run at start and every `cleanupEveryMs`. */
   cleanup?: () => Promise<number>;
   cleanupEveryMs?: number;
 }
@@ -90,9 +90,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     lastCleanup = Date.now();
     try {
       const removed = await options.cleanup();
-      if (removed > 0) log.info({ removed }, 'removed expired password resets');
+      if (removed > 0) log.info({ removed }, 'removed expired rows');
     } catch (err) {
-      log.warn({ err: (err as Error).message }, 'removing expired password resets failed');
+      log.warn({ err: (err as Error).message }, 'removing expired rows failed');
     }
   }
 

@@ -55,7 +55,8 @@ function objectIds(ids: string[]): ObjectId[] {
  * measured on FerretDB v1 (test/sessions.race.test.ts), several concurrent conditional updates
  * of one document all report a modification; an insert on a unique key has exactly one winner.
  * Expiry is checked in code (FerretDB v1 has no TTL indexes); expired rows are removed as the
- * user's sessions are listed or opened.
+ * user's sessions are listed, and for everyone by identity's periodic clean-up (deleteExpired).
+ * Not as a session opens: that was a fourth query on every sign-in.
  */
 export class MongoSessionRepository implements SessionRepository {
   private readonly sessions: Collection<SessionDocument>;
@@ -77,7 +78,6 @@ export class MongoSessionRepository implements SessionRepository {
   async insert(session: Omit<SessionRecord, 'id'>, refresh: { tokenHash: string; expiresAt: Date }): Promise<SessionRecord> {
     const userId = parseObjectId(session.userId);
     if (!userId) throw new Error('sessions.insert: malformed user id');
-    await this.deleteExpired(userId, session.createdAt);
     const doc: SessionDocument = { _id: new ObjectId(), ...session, userId };
     await this.sessions.insertOne(doc);
     await this.refreshTokens.insertOne({ _id: refresh.tokenHash, sessionId: doc._id, userId, expiresAt: refresh.expiresAt });
@@ -127,7 +127,7 @@ export class MongoSessionRepository implements SessionRepository {
   async listOfUser(userId: string, page: { page: number; limit: number }, now: Date): Promise<{ rows: SessionRecord[]; count: number }> {
     const id = parseObjectId(userId);
     if (!id) return { rows: [], count: 0 };
-    await this.deleteExpired(id, now);
+    await this.deleteExpiredOf(id, now);
     const filter = { userId: id, expiresAt: { $gt: now } };
     const [docs, count] = await Promise.all([
       this.sessions
@@ -157,12 +157,21 @@ export class MongoSessionRepository implements SessionRepository {
   }
 
   /** Expired sessions of one user, with their tokens (no TTL indexes on FerretDB v1). */
-  private async deleteExpired(userId: ObjectId, now: Date): Promise<void> {
-    const expired = await this.sessions.find({ userId, expiresAt: { $lte: now } }, { projection: { _id: 1 } }).toArray();
-    if (expired.length === 0) return;
+  async deleteExpired(now: Date): Promise<number> {
+    return this.deleteWhere({ expiresAt: { $lte: now } });
+  }
+
+  private async deleteExpiredOf(userId: ObjectId, now: Date): Promise<void> {
+    await this.deleteWhere({ userId, expiresAt: { $lte: now } });
+  }
+
+  private async deleteWhere(filter: { userId?: ObjectId; expiresAt: { $lte: Date } }): Promise<number> {
+    const expired = await this.sessions.find(filter, { projection: { _id: 1 } }).toArray();
+    if (expired.length === 0) return 0;
     const ids = expired.map((doc) => doc._id);
     await this.sessions.deleteMany({ _id: { $in: ids } });
     await this.refreshTokens.deleteMany({ sessionId: { $in: ids } });
     await this.uses.deleteMany({ sessionId: { $in: ids } });
+    return ids.length;
   }
 }

@@ -44,6 +44,8 @@ export interface SessionRepository {
   idsOfUser(userId: string): Promise<string[]>;
   /** Deletes sessions and their refresh tokens. */
   delete(sessionIds: string[]): Promise<void>;
+  /** Deletes every session expired by `now`, with its refresh tokens; how many sessions went. */
+  deleteExpired(now: Date): Promise<number>;
 }
 
 /** Tells every gateway that sessions ended; rejects when that could not be recorded. */
