@@ -13,7 +13,10 @@ if (dir) {
   session.connect();
   session.post('Profiler.enable');
   session.post('Profiler.setSamplingInterval', { interval: 100 });
-  session.post('Profiler.start');
+  // RESTGATE_CPU_PROFILE_DELAY_MS: start later, so start-up (module loading) stays out of it.
+  const delay = Number(process.env.RESTGATE_CPU_PROFILE_DELAY_MS ?? 0);
+  if (delay > 0) setTimeout(() => session.post('Profiler.start'), delay).unref();
+  else session.post('Profiler.start');
   process.once('exit', () => {
     session.post('Profiler.stop', (err, result) => {
       if (err) return;

@@ -311,6 +311,7 @@ async function ownStack(cleanups, profileDir) {
               ...(dbNames[name] && { MONGODB_DB: dbNames[name] }),
               NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile.cjs')}`,
               RESTGATE_CPU_PROFILE_DIR: profileDir,
+              RESTGATE_CPU_PROFILE_DELAY_MS: process.env.RESTGATE_CPU_PROFILE_DELAY_MS ?? '0',
             },
           ]),
         )),
