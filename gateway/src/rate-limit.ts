@@ -64,8 +64,9 @@ export function createLimitCheck(limits: RateLimits, config: GatewayConfig): Lim
   return async (address, res, route, principal) => {
     const set = principal.kind === 'master' ? trusted : plain;
     const own = ROUTE_LIMITS[routeKey(route.method, route.path)];
-    const decisions: LimitDecision[] = [await set.get('all')!.consume(address)];
-    if (own) decisions.push(await set.get(own)!.consume(address));
+    // Both counts at once: with the client's auto-pipelining they travel in one write and come
+    // back in one read, one round trip to Redis instead of two.
+    const decisions: LimitDecision[] = await Promise.all([set.get('all')!.consume(address), ...(own ? [set.get(own)!.consume(address)] : [])]);
     const refused = decisions.find((d) => !d.allowed);
     if (refused) throw rateLimited(refused, decisions);
     // Services read the headers back from the response only through the proxy: set them now.

@@ -46,9 +46,11 @@ export function createSignInBackoff(limits: RateLimits, settings: BackoffSetting
   return {
     async assertMayTry(email, address) {
       const key = accountKey(email);
-      const [waiting, tried] = await Promise.all([
+      // One round trip for the three (the client pipelines commands sent together).
+      const [waiting, tried, failures] = await Promise.all([
         use('password-backoff', wait, (l) => l.get(`${key}:${address}`)),
         use('password-account', account, (l) => l.get(key)),
+        use('password-backoff', streak, (l) => l.get(`${key}:${address}`)),
       ]);
       if (waiting && waiting.consumedPoints > 1) {
         throw refuse(
@@ -68,6 +70,7 @@ export function createSignInBackoff(limits: RateLimits, settings: BackoffSetting
           'Too many wrong passwords for this account.',
         );
       }
+      return { failures: Boolean(waiting || (failures && failures.consumedPoints > 0)) };
     },
     async failed(email, address) {
       const key = accountKey(email);

@@ -10,8 +10,11 @@
  *   lock-out that outlives it.
  */
 export interface SignInBackoff {
-  /** Throws a 429 (with `Retry-After`) when this account may not be tried from `address` yet. */
-  assertMayTry(email: string, address: string): Promise<void>;
+  /**
+   * Throws a 429 (with `Retry-After`) when this account may not be tried from `address` yet;
+   * otherwise says whether failures from `address` are on record (what `succeeded` would reset).
+   */
+  assertMayTry(email: string, address: string): Promise<{ failures: boolean }>;
   failed(email: string, address: string): Promise<void>;
   succeeded(email: string, address: string): Promise<void>;
 }
