@@ -17,8 +17,11 @@
 // mongodb://127.0.0.1:27017/, databases identity and articles) and does not remove them.
 //
 // Traffic goes to 127.0.0.1 only; every phase is bounded by --seconds. --only 2 (or 1,3) runs
-// some of the four parts; --profile <dir> has the gateway and articles write CPU profiles there
-// (open them in Chrome DevTools, or summarise them with bench/profile-top.cjs). The services' own variables (HASH_WORKERS, …) pass through from the
+// some of the four parts; --profile <dir> has the gateway, identity and articles write CPU profiles
+// there (open them in Chrome DevTools, or summarise them with bench/profile-top.cjs), from
+// RESTGATE_CPU_PROFILE_DELAY_MS after their start if set. CPU per request and per sign-in comes
+// from /proc, per process (and identity's event loop apart from its hashing threads), because on
+// a shared machine it moves less than throughput. The services' own variables (HASH_WORKERS, …) pass through from the
 // environment, to compare settings; RESTGATE_FERRETDB_BACKEND=sqlite|postgresql picks FerretDB's storage.
 
 const { Worker } = require('node:worker_threads');
