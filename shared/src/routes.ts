@@ -229,7 +229,10 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
           requestId: requestIdOf(req),
           headers: req.headers,
           url: req.originalUrl,
-          log: requestLog(req),
+          // Made when a handler first logs: most requests write nothing but their completion line.
+          get log() {
+            return requestLog(req);
+          },
           clientAddress: clientAddressOf(req, options.principalSecret),
           signal: abortOnClose(res),
         };
