@@ -54,7 +54,7 @@ export function requestContext(req: IncomingMessage): { id: string; log: Logger 
  *
  * It does what pino-http did for us with a fraction of its per-request work: pino-http made two
  * child loggers per request and ran a full request serializer to build the second, even for
- * requests that log nothing else (about a sixth of the gateway's CPU per proxied request, see
+ * requests that log nothing else (about a tenth of the gateway's CPU per proxied request, see
  * docs/benchmarks.md).
  */
 export function accessLog({ logger, redactUrl, ignore }: AccessLogOptions): RequestHandler {
