@@ -18,11 +18,10 @@
 // Only 127.0.0.1 is ever contacted.
 
 const { randomBytes } = require('node:crypto');
-const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
-const path = require('node:path');
-const { option, freePort, request: send } = require('./lib/http.cjs');
+const { option, request: send } = require('./lib/http.cjs');
+const { startBenchStack } = require('./lib/stack.cjs');
 
 const HOST = '127.0.0.1';
 const LEGIT_ADDRESS = '198.51.100.77';
@@ -83,8 +82,6 @@ function timeHealthInThread(port, end) {
 async function main() {
   const seconds = option('seconds', 10, 120);
   const concurrency = option('concurrency', 32, 256);
-  const { ensureMongo, ensureRabbit, ensureRedis } = require('../scripts/lib/backing.cjs');
-  const { startStack } = require('../scripts/lib/stack.cjs');
 
   const cleanups = [];
   const cleanup = async () => {
@@ -93,50 +90,8 @@ async function main() {
   process.once('SIGINT', () => cleanup().finally(() => process.exit(130)));
 
   try {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-bench-'));
-    cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const [mongo, rabbit, redis] = await Promise.all([
-      ensureMongo({ dataDir, log }),
-      ensureRabbit({ dataDir, log }),
-      ensureRedis({ dataDir, log }),
-    ]);
-    cleanups.push(
-      () => mongo.stop(),
-      () => rabbit.stop(),
-      () => redis.stop(),
-    );
-
+    const { ports, masterKey } = await startBenchStack({ cleanups, log, env: { LOG_LEVEL: 'warn', TRUSTED_PROXIES: 'loopback' } });
     const suffix = randomBytes(4).toString('hex');
-    const secret = () => randomBytes(32).toString('base64url');
-    const masterKey = secret();
-    const ports = { gateway: await freePort(), identity: await freePort(), articles: await freePort(), mailer: await freePort() };
-    const stack = await startStack({
-      env: {
-        NODE_ENV: 'development',
-        LOG_LEVEL: 'warn',
-        MASTER_KEY: masterKey,
-        JWT_SECRET: secret(),
-        PRINCIPAL_SECRET: secret(),
-        MONGODB_URL: mongo.url,
-        AMQP_URL: rabbit.url,
-        REDIS_URL: redis.url,
-        REDIS_KEY_PREFIX: `bench-${suffix}`,
-        TOPOLOGY_PREFIX: `bench-${suffix}.`,
-        SMTP_URL: '',
-        OUTBOX_DIR: path.join(dataDir, 'outbox'),
-        BCRYPT_ROUNDS: '10',
-        TRUSTED_PROXIES: 'loopback',
-      },
-      serviceEnv: {
-        identity: { MONGODB_DB: `bench_identity_${suffix}` },
-        articles: { MONGODB_DB: `bench_articles_${suffix}` },
-        mailer: { MONGODB_DB: `bench_mailer_${suffix}` },
-      },
-      ports,
-      logDir: path.join(dataDir, 'logs'),
-      log,
-    });
-    cleanups.push(() => stack.stop());
     const gw = ports.gateway;
     log(`stack up: gateway ${HOST}:${gw}`);
 

@@ -25,6 +25,7 @@
 // environment, to compare settings; RESTGATE_FERRETDB_BACKEND=sqlite|postgresql picks FerretDB's storage.
 
 const { Worker } = require('node:worker_threads');
+const { startBenchStack } = require('./lib/stack.cjs');
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -262,75 +263,39 @@ function readDotEnv() {
 }
 
 async function ownStack(cleanups, profileDir) {
-  const backing = require('../scripts/lib/backing.cjs');
-  const stackLib = require('../scripts/lib/stack.cjs');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-bench-'));
-  cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const mongo = await backing.ensureMongo({ dataDir, log });
-  cleanups.push(() => mongo.stop());
-  const rabbit = await backing.ensureRabbit({ dataDir, log });
-  cleanups.push(() => rabbit.stop());
-  const redis = await backing.ensureRedis({ dataDir, log });
-  cleanups.push(() => redis.stop());
-
-  const suffix = randomBytes(4).toString('hex');
-  const secret = () => randomBytes(32).toString('hex');
-  const masterKey = secret();
-  const ports = {};
-  for (const def of [stackLib.GATEWAY, ...stackLib.SERVICES]) ports[def.name] = await backing.freePort();
-  const dbNames = Object.fromEntries(stackLib.SERVICES.filter((d) => d.owns?.database).map((d) => [d.name, `bench_${d.name}_${suffix}`]));
   const unlimited = '100000000/60';
-  const stack = await stackLib.startStack({
+  const own = await startBenchStack({
+    cleanups,
+    log,
     env: {
-      // What `npm start` runs (production would refuse a broker with the default password).
-      NODE_ENV: 'development',
-      MASTER_KEY: masterKey,
-      JWT_SECRET: secret(),
-      PRINCIPAL_SECRET: secret(),
-      MONGODB_URL: mongo.url,
-      AMQP_URL: rabbit.url,
-      REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: `bench-${suffix}`,
-      TOPOLOGY_PREFIX: `bench-${suffix}.`,
-      SMTP_URL: '',
-      OUTBOX_DIR: path.join(dataDir, 'outbox'),
-      BCRYPT_ROUNDS: '10',
       // Loopback throughput, not abuse: limits far above anything this machine can send.
       RATE_LIMIT_ALL: unlimited,
       RATE_LIMIT_CREDENTIALS: unlimited,
       RATE_LIMIT_SIGN_UP: unlimited,
       HASH_QUEUE_MAX: '64',
     },
-    ports,
-    logDir: path.join(dataDir, 'logs'),
-    serviceEnv: {
-      ...Object.fromEntries(Object.entries(dbNames).map(([name, db]) => [name, { MONGODB_DB: db }])),
-      // --profile <dir>: the gateway and the services write V8 CPU profiles there when they stop.
-      ...(profileDir &&
-        Object.fromEntries(
+    // --profile <dir>: the gateway and the services write V8 CPU profiles there when they stop.
+    serviceEnv: profileDir
+      ? Object.fromEntries(
           ['gateway', 'identity', 'articles'].map((name) => [
             name,
             {
-              ...(dbNames[name] && { MONGODB_DB: dbNames[name] }),
               NODE_OPTIONS: `--require ${path.join(__dirname, 'cpu-profile.cjs')}`,
               RESTGATE_CPU_PROFILE_DIR: profileDir,
               RESTGATE_CPU_PROFILE_DELAY_MS: process.env.RESTGATE_CPU_PROFILE_DELAY_MS ?? '0',
             },
           ]),
-        )),
-    },
-    log,
+        )
+      : {},
   });
-  cleanups.push(() => stack.stop());
-  const url = (name) => `http://${HOST}:${ports[name]}`;
   return {
-    gateway: stack.gatewayUrl,
-    identity: url('identity'),
-    articles: url('articles'),
-    masterKey,
-    mongoUrl: mongo.url,
-    dbNames,
-    pids: Object.fromEntries(stack.processes.map((p) => [p.name, p.pid])),
+    gateway: own.stack.gatewayUrl,
+    identity: own.url('identity'),
+    articles: own.url('articles'),
+    masterKey: own.masterKey,
+    mongoUrl: own.mongoUrl,
+    dbNames: own.dbNames,
+    pids: own.pids,
   };
 }
 

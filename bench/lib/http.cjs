@@ -1,9 +1,8 @@
 'use strict';
-// What the flood benchmarks share: their numeric options, a free loopback port, and one HTTP
-// request to 127.0.0.1 with a deadline. Node built-ins only.
+// What the flood benchmarks share: their numeric options and one HTTP request to 127.0.0.1 with a
+// deadline. Node built-ins only.
 
 const http = require('node:http');
-const net = require('node:net');
 
 const HOST = '127.0.0.1';
 
@@ -13,14 +12,6 @@ function option(name, fallback, max) {
   const value = i === -1 ? fallback : Number(process.argv[i + 1]);
   if (!Number.isFinite(value) || value <= 0 || value > max) throw new Error(`--${name} must be a number in (0, ${max}]`);
   return value;
-}
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve, reject) => server.once('error', reject).listen(0, HOST, resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** One request to 127.0.0.1:`port`, cut after `timeoutMs`; resolves with status, headers and body text. */
@@ -38,4 +29,4 @@ function request(port, agent, { method, path: urlPath, headers = {}, body }, tim
   });
 }
 
-module.exports = { HOST, option, freePort, request };
+module.exports = { HOST, option, request };
