@@ -5,12 +5,11 @@
  * which the stack believes from loopback (`TRUSTED_PROXIES=loopback`), so each test is its own
  * set of clients.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import { uniqueSuffix } from '@restgate/shared/testing';
 import { aSignedInUser, aUser, signUp, type UserInput } from '../support/actors';
 import { client, type Client, type Reply } from '../support/http';
+import { outboxMails, recipientOf } from '../support/outbox';
 import { expectProblem } from '../support/shapes';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -44,10 +43,7 @@ function expectLimited(reply: Reply): void {
 
 /** The reset mails to `email` (sign-up mails a verification link too, which is not counted here). */
 async function outboxMailsTo(email: string): Promise<ParsedMail[]> {
-  if (!fs.existsSync(stack.outboxDir)) return [];
-  const files = fs.readdirSync(stack.outboxDir).filter((f) => f.endsWith('.eml'));
-  const mails = await Promise.all(files.map((f) => simpleParser(fs.readFileSync(path.join(stack.outboxDir, f)))));
-  return mails.filter((m) => (Array.isArray(m.to) ? m.to[0] : m.to)?.value[0]?.address === email && m.subject === 'Reset your password');
+  return (await outboxMails(stack.outboxDir)).filter((m) => recipientOf(m) === email && m.subject === 'Reset your password');
 }
 
 describe('password guessing through POST /auth', () => {

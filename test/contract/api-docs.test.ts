@@ -14,12 +14,11 @@ import path from 'node:path';
 import { openApiPath, type OpenApiDocument, type OpenApiOperation } from '@restgate/shared';
 import { findOperation, validateOpenApiDocument } from '@restgate/shared/testing';
 import { POLICY_ROWS as POLICY_TABLE } from '../../gateway/test/support/routes';
-import { chromium } from 'playwright-core';
 import { aSignedInUser } from '../support/actors';
+import { CHROMIUM, launchChromium } from '../support/browser';
 import { client, type Client, type Reply } from '../support/http';
 import { startTestStack, type TestStack } from '../support/stack';
 
-const CHROMIUM = '/usr/bin/chromium';
 const CHECK_DOCS_PAGE = path.resolve(__dirname, '..', '..', 'scripts', 'check-docs-page.cjs');
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** A value of the right shape for each path parameter, so that only the route decides the answer. */
@@ -136,7 +135,7 @@ describe('GET /docs', () => {
 
   test("when an admin's token is given once to Authorize (userToken), then Try it out on GET /users sends it as Bearer and gets 200", async () => {
     const admin = await aSignedInUser(api, stack, { role: 'admin' });
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(`${stack.url}/docs`);

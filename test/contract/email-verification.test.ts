@@ -1,9 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { simpleParser } from 'mailparser';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { aUser, signIn, signUp } from '../support/actors';
+import { launchChromium, openPage } from '../support/browser';
 import { client, type Client } from '../support/http';
+import { mailedLinks } from '../support/outbox';
 import { expectProblem, expectShape, userFullView } from '../support/shapes';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -12,25 +11,14 @@ import { startTestStack, type TestStack } from '../support/stack';
  * the sign-up's mail lands in the stack's outbox folder (the mailer's .eml files), and its link is
  * used as a user uses it — by an API client, and in a real browser (Debian's Chromium).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-sync',
-  '--no-first-run',
-];
-
 let stack: TestStack;
 let api: Client;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
   stack = await startTestStack({ env: { REQUIRE_VERIFIED_EMAIL: 'true' } });
   api = client(stack.url);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -38,21 +26,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** The verification links in the mails to `email`, once there are `count`, read from the outbox as a user reads their mail. */
-async function verificationLinksFor(email: string, count = 1, timeoutMs = 20_000): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const files = fs.existsSync(stack.outboxDir) ? fs.readdirSync(stack.outboxDir).filter((f) => f.endsWith('.eml')) : [];
-    const mails = await Promise.all(files.map((f) => simpleParser(fs.readFileSync(path.join(stack.outboxDir, f)))));
-    const links = mails
-      .filter((m) => (Array.isArray(m.to) ? m.to[0] : m.to)?.value[0]?.address === email)
-      .map((m) => /https?:\/\/\S+\/email-verifications\/[A-Za-z0-9_-]{43}/.exec(m.text ?? '')?.[0])
-      .filter((link): link is string => Boolean(link));
-    if (links.length >= count) return links;
-    if (Date.now() > deadline) throw new Error(`no verification mail to ${email} in ${stack.outboxDir} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The verification links in the mails to `email`, once there are `count`. */
+const verificationLinksFor = (email: string, count = 1, timeoutMs = 20_000) =>
+  mailedLinks(stack.outboxDir, email, 'email-verifications', { count, timeoutMs });
 
 const askAgain = (email: string) => api.post('/email-verifications', { form: { email, access_token: stack.secrets.MASTER_KEY } });
 
@@ -119,12 +95,7 @@ describe('e-mail verification through the gateway', () => {
     const user = aUser();
     expect((await signUp(api, stack, user)).status).toBe(201);
     const [link] = await verificationLinksFor(user.email);
-    const context = await browser.newContext({ javaScriptEnabled: false });
-    const page = await context.newPage();
-    const violations: string[] = [];
-    page.on('console', (msg) => {
-      if (/Content Security Policy/i.test(msg.text())) violations.push(msg.text());
-    });
+    const { page, cspViolations: violations, close } = await openPage(browser);
 
     try {
       // Act
@@ -153,7 +124,7 @@ describe('e-mail verification through the gateway', () => {
       expect(violations).toEqual([]);
       expect((await signIn(api, stack, user)).status).toBe(201);
     } finally {
-      await context.close();
+      await close();
     }
   }, 60_000);
 });

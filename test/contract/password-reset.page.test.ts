@@ -1,9 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { aUser, signIn, signUp } from '../support/actors';
+import { launchChromium, openPage } from '../support/browser';
 import { client, type Client } from '../support/http';
+import { mailedLinks } from '../support/outbox';
 import { startTestStack, type TestStack } from '../support/stack';
 
 /**
@@ -11,18 +10,14 @@ import { startTestStack, type TestStack } from '../support/stack';
  * stack: ask for a reset, open the link from the .eml the mailer wrote, type the new password in
  * the form, submit, and sign in with it. No JavaScript is involved: the page has none.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-sync', '--no-first-run'];
-
 let stack: TestStack;
 let api: Client;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
   stack = await startTestStack();
   api = client(stack.url);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -30,21 +25,10 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** The link in the newest mail to `email`, read from the outbox as a user reads their mail. */
-async function resetLinkFor(email: string, timeoutMs = 20_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const files = fs.existsSync(stack.outboxDir) ? fs.readdirSync(stack.outboxDir).filter((f) => f.endsWith('.eml')) : [];
-    const mails: ParsedMail[] = await Promise.all(files.map((f) => simpleParser(fs.readFileSync(path.join(stack.outboxDir, f)))));
-    // Sign-up mails a verification link to the same address: look for the reset link in each.
-    const link = mails
-      .filter((m) => (Array.isArray(m.to) ? m.to[0] : m.to)?.value[0]?.address === email)
-      .map((m) => /https?:\/\/\S+\/password-resets\/[A-Za-z0-9_-]{43}/.exec(m.text ?? '')?.[0])
-      .find(Boolean);
-    if (link) return link;
-    if (Date.now() > deadline) throw new Error(`no reset mail to ${email} in ${stack.outboxDir} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** The reset link mailed to `email` (sign-up mails a verification link to the same address too). */
+async function resetLinkFor(email: string): Promise<string> {
+  const [link] = await mailedLinks(stack.outboxDir, email, 'password-resets');
+  return link!;
 }
 
 describe('the password reset page in Chromium', () => {
@@ -54,13 +38,7 @@ describe('the password reset page in Chromium', () => {
     expect((await signUp(api, stack, user)).status).toBe(201);
     expect((await api.post('/password-resets', { form: { email: user.email, access_token: stack.secrets.MASTER_KEY } })).status).toBe(202);
     const link = await resetLinkFor(user.email);
-    const context = await browser.newContext({ javaScriptEnabled: false });
-    const page = await context.newPage();
-    const violations: string[] = [];
-    // Chromium reports what a CSP refuses (the inline stylesheet, were its hash wrong) on the console.
-    page.on('console', (msg) => {
-      if (/Content Security Policy/i.test(msg.text())) violations.push(msg.text());
-    });
+    const { page, cspViolations: violations, close } = await openPage(browser);
 
     try {
       // Act
@@ -90,7 +68,7 @@ describe('the password reset page in Chromium', () => {
       expect((await signIn(api, stack, { ...user, password: 'a-browser-password' })).status).toBe(201);
       expect((await signIn(api, stack, user)).status).toBe(401);
     } finally {
-      await context.close();
+      await close();
     }
   }, 60_000);
 
@@ -99,8 +77,7 @@ describe('the password reset page in Chromium', () => {
     expect((await signUp(api, stack, user)).status).toBe(201);
     await api.post('/password-resets', { form: { email: user.email, access_token: stack.secrets.MASTER_KEY } });
     const link = await resetLinkFor(user.email);
-    const context = await browser.newContext({ javaScriptEnabled: false });
-    const page = await context.newPage();
+    const { page, close } = await openPage(browser);
     try {
       await page.goto(link);
       await page.fill('#password', 'one-new-password');
@@ -112,7 +89,7 @@ describe('the password reset page in Chromium', () => {
       expect(await page.locator('form').count()).toBe(1);
       expect((await api.get(new URL(link).pathname)).status).toBe(200);
     } finally {
-      await context.close();
+      await close();
     }
   }, 60_000);
 });

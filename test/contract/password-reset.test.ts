@@ -1,9 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import { randomEmail } from '@restgate/shared/testing';
 import { aUser, signIn, signUp } from '../support/actors';
 import { client, type Client } from '../support/http';
+import { outboxMails, recipientOf } from '../support/outbox';
 import { expectProblem } from '../support/shapes';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -24,20 +23,14 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function outboxMails(): Promise<ParsedMail[]> {
-  if (!fs.existsSync(stack.outboxDir)) return [];
-  const files = fs.readdirSync(stack.outboxDir).filter((f) => f.endsWith('.eml'));
-  return Promise.all(files.map((f) => simpleParser(fs.readFileSync(path.join(stack.outboxDir, f)))));
-}
-
-const recipient = (mail: ParsedMail) => (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.value[0]?.address;
+const recipient = recipientOf;
 
 /** The mails to `email` once there are `count` of them (the mailer works asynchronously). */
 async function mailsTo(email: string, count = 1, timeoutMs = 20_000): Promise<ParsedMail[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     // Sign-up sends a verification mail too: only reset mails count here.
-    const mails = (await outboxMails()).filter((m) => recipient(m) === email && m.subject === 'Reset your password');
+    const mails = (await outboxMails(stack.outboxDir)).filter((m) => recipient(m) === email && m.subject === 'Reset your password');
     if (mails.length >= count) return mails;
     if (Date.now() > deadline) throw new Error(`no mail to ${email} in ${stack.outboxDir} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -94,7 +87,7 @@ describe('password reset', () => {
     expect(stranger.body).toEqual(known.body);
     expect(stranger.headers.get('content-type')).toBe(known.headers.get('content-type'));
     await mailsTo(user.email);
-    expect((await outboxMails()).filter((m) => recipient(m) === unknown)).toEqual([]);
+    expect((await outboxMails(stack.outboxDir)).filter((m) => recipient(m) === unknown)).toEqual([]);
   });
 
   test('when the link is on an allowed origin, then the mail links there', async () => {

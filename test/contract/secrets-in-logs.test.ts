@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { simpleParser } from 'mailparser';
 import {
   aFacebookAccount,
   aGitHubAccount,
@@ -12,6 +9,7 @@ import {
 } from '../../services/identity/test/support/fake-providers';
 import { aUser, anArticle, signIn, signUp, tampered } from '../support/actors';
 import { client, type Client } from '../support/http';
+import { mailedLinks } from '../support/outbox';
 import { expectProblem } from '../support/shapes';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -61,17 +59,8 @@ afterAll(async () => {
 
 /** The token of the first mail to `email` whose link goes to `page` (the sign-up mail comes first). */
 async function tokenFor(email: string, page: 'password-resets' | 'email-verifications'): Promise<string> {
-  for (;;) {
-    const files = fs.existsSync(stack.outboxDir) ? fs.readdirSync(stack.outboxDir).filter((f) => f.endsWith('.eml')) : [];
-    for (const file of files) {
-      const mail = await simpleParser(fs.readFileSync(path.join(stack.outboxDir, file)));
-      const to = (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.value[0]?.address;
-      const token = new RegExp(`/${page}/([A-Za-z0-9_-]{43})(?=\\s|$)`).exec(mail.text ?? '')?.[1];
-      if (to === email && token) return token;
-    }
-    // Jest's timeout bounds the wait: the mail comes through RabbitMQ and the mailer.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const [link] = await mailedLinks(stack.outboxDir, email, page);
+  return new URL(link!).pathname.split('/')[2]!;
 }
 
 /** The forms a secret can take on the way: as sent, percent-encoded, Base64 (Basic). */
