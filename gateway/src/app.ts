@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { Express } from 'express';
+import proxyaddr from 'proxy-addr';
 import { createHttpApp, createRateLimits, type Logger, type Metrics, type RedisHandle, type RevocationList } from '@restgate/shared';
 import { createAuthenticator } from './authenticate';
 import type { GatewayConfig } from './config';
@@ -28,7 +30,8 @@ export interface GatewayDeps {
 /**
  * The gateway: shared bootstrap (request id, logs, security headers, /health, /ready, 404,
  * problem+json) with body parsing off — the gate reads bodies itself to find `access_token`
- * and re-sends them — and the gate + proxy mounted through `configure`.
+ * and re-sends them. The policy table's routes go through the gate's lane, outside Express;
+ * Express serves the docs and the operations paths, and the gate's 404/405 for the rest.
  */
 export function createApp({ config, logger, routes, upstreams, agents, redis, revocations, metrics }: GatewayDeps): Express {
   const unrouted = [...new Set(routes.map((row) => row.upstream))].filter((name) => !upstreams[name]);
@@ -37,6 +40,8 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
   for (const key of unknownOverrides(config.ROUTE_POLICY, routes)) {
     logger.warn({ route: key }, `ROUTE_POLICY names a route the gateway does not know: ${key}`);
   }
+  const cors = corsFor(config.CORS_ORIGINS);
+  const trust = trustedProxies(config.TRUSTED_PROXIES);
   const gate = createGate({
     matchRoute: createPolicyMatcher(table),
     authenticate: createAuthenticator({
@@ -51,8 +56,9 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
     bodyLimit: config.BODY_LIMIT,
     proxies: createUpstreamProxies(config, upstreams, agents),
     limit: redis ? createLimitCheck(createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:gateway` }), config) : undefined,
+    clientAddress: (req: IncomingMessage) => proxyaddr(req, trust),
+    cors,
   });
-  const cors = corsFor(config.CORS_ORIGINS);
   return createHttpApp({
     logger,
     readiness: [
@@ -67,9 +73,10 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
     metricsAccess: config.METRICS_TOKEN ? { bearer: config.METRICS_TOKEN } : 'closed',
     // The services' own secret path parameters (a reset token in the path), hidden here as there.
     secretRoutes: table.flatMap((row) => (row.spec ? [row.spec] : [])),
+    lane: gate.lane,
     configure: (app) => {
-      // req.ip: the socket's address, or what a trusted proxy says in X-Forwarded-For.
-      app.set('trust proxy', config.TRUSTED_PROXIES || false);
+      // req.ip, req.protocol: what a trusted proxy says, as the gate reads it.
+      app.set('trust proxy', trust);
       if (cors) app.use(cors);
       // Docs first: every path the policy table doesn't route is a 404 at the gate.
       app.use(
@@ -80,9 +87,18 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
           timeoutMs: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000),
         }),
       );
-      app.use(gate);
+      app.use(gate.refuse);
     },
   });
+}
+
+/** TRUSTED_PROXIES compiled as Express would compile it for `trust proxy`: none when empty. */
+function trustedProxies(spec: string): (address: string, hop: number) => boolean {
+  const list = spec
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  return list.length > 0 ? proxyaddr.compile(list) : () => false;
 }
 
 function assertLoaded(revocations: RevocationList): void {

@@ -1,5 +1,6 @@
 import cors from 'cors';
-import type { Request, RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
 import { AppError, isAppError } from '@restgate/shared';
 
 /** Response headers a browser client may read: paging, request id, auth challenges, back-off. */
@@ -30,7 +31,7 @@ export function corsFor(spec: string): RequestHandler | undefined {
  * With CORS off, a browser's preflight meets the 405 of an unknown method; the answer then names
  * the setting that would let the page's origin in, since the browser console shows nothing else.
  */
-export function explainPreflight(req: Request, err: unknown): unknown {
+export function explainPreflight(req: IncomingMessage, err: unknown): unknown {
   const preflight = req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
   if (!preflight || !isAppError(err) || err.status !== 405) return err;
   return new AppError({

@@ -1,12 +1,17 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
 import {
   ANONYMOUS,
+  CLIENT_ADDRESS_HEADER,
   assertAccess,
+  hasBody,
   labelRoute,
   parseAuthorization,
   requestIdOf,
+  signClientAddress,
   signPrincipal,
   singleCredential,
+  type Lane,
   type PresentedToken,
   type Principal,
 } from '@restgate/shared';
@@ -16,9 +21,9 @@ import { explainPreflight } from './cors';
 import { takeAccessTokens } from './credentials';
 import { rewriteForwardHeaders } from './forward-headers';
 import type { PolicyMatcher, PolicyRow } from './policy';
-import { limitAndSign, type LimitCheck } from './rate-limit';
-import { setForwardBody } from './proxy';
-import { assertSingleBodyToken, rawBody, readBody, stripBodyTokens } from './request-body';
+import { setForwardBody, type Proxy } from './proxy';
+import type { LimitCheck } from './rate-limit';
+import { assertSingleBodyToken, readBody, stripBodyTokens, type BodyReader } from './request-body';
 
 export interface GateOptions {
   matchRoute: PolicyMatcher;
@@ -26,18 +31,20 @@ export interface GateOptions {
   principalSecret: string;
   bodyLimit: string;
   /** One proxy per upstream, by the name the policy rows use. */
-  proxies: Record<string, RequestHandler>;
+  proxies: Record<string, Proxy>;
+  /** The client's address: the socket's, or what a trusted proxy says in `X-Forwarded-For`. */
+  clientAddress: (req: IncomingMessage) => string;
   /** Per-address ceilings, checked once the principal is known (rate-limit.ts). */
   limit?: LimitCheck;
+  /** CORS headers for the origins the gateway lets in (its preflights never reach the gate). */
+  cors?: RequestHandler;
 }
 
-const routes = new WeakMap<Request, PolicyRow>();
-const principals = new WeakMap<Request, Principal>();
-
-function routeOf(req: Request): PolicyRow {
-  const route = routes.get(req);
-  if (!route) throw new Error('gate: no route matched before admission');
-  return route;
+export interface Gate {
+  /** The policy table's routes: served outside Express (see `Lane` in shared). */
+  lane: Lane;
+  /** For a request the lane did not claim and nothing else answered: the table's 404 or 405. */
+  refuse: RequestHandler;
 }
 
 function splitUrl(url: string): { path: string; query: string } {
@@ -45,77 +52,102 @@ function splitUrl(url: string): { path: string; query: string } {
   return q === -1 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) };
 }
 
+const noError = (err?: unknown) => {
+  if (err !== undefined) throw err;
+};
+
 /**
- * Decides who is calling and whether they may, then rewrites the request for the service:
- * credential out (query, body, Bearer), signed principal and request id in.
+ * The gateway's pipeline for a route of the policy table: policy lookup → body (415/413/400) →
+ * credential → principal → access (400/401/403) → per-address ceilings (429) → proxy to the
+ * row's upstream, the request rewritten for the service on the way: credential out (query, body,
+ * Bearer), signed principal, client address and request id in.
+ */
+export function createGate(options: GateOptions): Gate {
+  const routes = new WeakMap<IncomingMessage, PolicyRow>();
+  const bodyOf: BodyReader = readBody(options.bodyLimit);
+
+  const lane: Lane = {
+    claims(req) {
+      try {
+        routes.set(req, options.matchRoute(req.method ?? 'GET', splitUrl(req.url ?? '/').path));
+        return true;
+      } catch {
+        return false; // the docs, the operations paths, or the 404/405 that `refuse` explains
+      }
+    },
+    async serve(req, res) {
+      const route = routes.get(req)!;
+      labelRoute(req, route.path); // the HTTP series count by policy row, never by raw URL
+      options.cors?.(req as never, res as never, noError);
+      // Read before admission rewrites X-Forwarded-For.
+      const address = options.clientAddress(req);
+      const body = hasBody(req) ? await bodyOf(req, res) : undefined;
+      const principal = admit(options, req, route, body, address);
+      if (options.limit) await options.limit(address, res, route, principal);
+      await options.proxies[route.upstream]!(req, res, noError);
+    },
+  };
+
+  const refuse: RequestHandler = (req, _res, next) => {
+    try {
+      options.matchRoute(req.method, req.path);
+    } catch (err) {
+      return next(explainPreflight(req, err));
+    }
+    // The lane claims every request the table matches: reaching here means it was bypassed.
+    next(new Error(`gate: ${req.method} ${req.path} matches the policy table but reached Express`));
+  };
+
+  return { lane, refuse };
+}
+
+/**
+ * Decides who is calling and whether they may, then rewrites the request for the service.
  *
  * A presented credential is verified on every route, public ones included: a client that sends
  * a bad or expired token gets a 401 `invalid_token` instead of silently being served as
  * anonymous, which would hide its bug (and a public GET may answer differently per principal).
  */
-function admit(options: GateOptions) {
-  return (req: Request, _res: Response, next: NextFunction) => {
-    const route = routeOf(req);
-    const { path, query } = splitUrl(req.url);
-    let principal: Principal = ANONYMOUS;
-    let body = rawBody(req);
-    let keepAuthorization: boolean;
+function admit(options: GateOptions, req: IncomingMessage, route: PolicyRow, raw: Buffer | undefined, address: string): Principal {
+  const method = req.method ?? 'GET';
+  const { path, query } = splitUrl(req.url ?? '/');
+  let principal: Principal = ANONYMOUS;
+  let body = raw;
+  let keepAuthorization: boolean;
 
-    if (route.level === 'provider') {
-      // Social login: the credential is the provider's token, for identity to exchange; untouched.
-      assertSingleBodyToken(req);
-      keepAuthorization = true;
-    } else {
-      const fromQuery = takeAccessTokens(query);
-      const fromBody = stripBodyTokens(req);
-      const authorization = parseAuthorization(req.headers.authorization);
-      const presented: PresentedToken[] = [
-        ...fromQuery.tokens.map((token) => ({ place: 'query' as const, token })),
-        ...fromBody.tokens.map((token) => ({ place: 'body' as const, token })),
-        ...(authorization?.scheme === 'bearer' ? [{ place: 'bearer' as const, token: authorization.token }] : []),
-      ];
-      const credential = singleCredential(presented);
-      if (credential) principal = options.authenticate(credential.token);
-      assertCredentialKinds(route.level, principal, authorization);
-      assertAccess(route.level, principal);
-      principals.set(req, principal);
+  if (route.level === 'provider') {
+    // Social login: the credential is the provider's token, for identity to exchange; untouched.
+    assertSingleBodyToken(req, raw);
+    keepAuthorization = true;
+  } else {
+    const fromQuery = takeAccessTokens(query);
+    const fromBody = stripBodyTokens(req, raw);
+    const authorization = parseAuthorization(req.headers.authorization);
+    const presented: PresentedToken[] = [
+      ...fromQuery.tokens.map((token) => ({ place: 'query' as const, token })),
+      ...fromBody.tokens.map((token) => ({ place: 'body' as const, token })),
+      ...(authorization?.scheme === 'bearer' ? [{ place: 'bearer' as const, token: authorization.token }] : []),
+    ];
+    const credential = singleCredential(presented);
+    if (credential) principal = options.authenticate(credential.token);
+    assertCredentialKinds(route.level, principal, authorization);
+    assertAccess(route.level, principal);
 
-      req.url = fromQuery.rest ? `${path}?${fromQuery.rest}` : path;
-      body = fromBody.body;
-      // HTTP Basic is the service's own check on basic routes; any other Authorization stops here.
-      keepAuthorization = (route.level === 'basic' || route.level === 'master+basic') && authorization?.scheme === 'basic';
-    }
+    req.url = fromQuery.rest ? `${path}?${fromQuery.rest}` : path;
+    body = fromBody.body;
+    // HTTP Basic is the service's own check on basic routes; any other Authorization stops here.
+    keepAuthorization = (route.level === 'basic' || route.level === 'master+basic') && authorization?.scheme === 'basic';
+  }
 
-    if (body) setForwardBody(req, body);
-    rewriteForwardHeaders(req.headers, {
-      principal: signPrincipal(principal, options.principalSecret, req.method, path),
-      requestId: requestIdOf(req),
-      keepAuthorization,
-      contentLength: body?.length,
-      clientAddress: req.ip ?? req.socket.remoteAddress,
-    });
-    next();
-  };
-}
-
-/**
- * The gateway's pipeline after health: policy lookup (404/405) → body (415/413/400) →
- * credential → principal → access (400/401/403) → proxy to the row's upstream.
- */
-export function createGate(options: GateOptions): RequestHandler[] {
-  const matchRoute: RequestHandler = (req, _res, next) => {
-    let row: PolicyRow;
-    try {
-      row = options.matchRoute(req.method, splitUrl(req.url).path);
-    } catch (err) {
-      throw explainPreflight(req, err);
-    }
-    routes.set(req, row);
-    labelRoute(req, row.path); // the HTTP series count by policy row, never by raw URL
-    next();
-  };
-  // createApp checks that every row's upstream has a proxy.
-  const proxy: RequestHandler = (req, res, next) => options.proxies[routeOf(req).upstream]!(req, res, next);
-  const limit = options.limit && limitAndSign(options.limit, options.principalSecret, routeOf, (req) => principals.get(req) ?? ANONYMOUS);
-  return [matchRoute, ...(limit ? [limit.before] : []), ...readBody(options.bodyLimit), admit(options), ...(limit ? [limit.after] : []), proxy];
+  rewriteForwardHeaders(req.headers, {
+    principal: signPrincipal(principal, options.principalSecret, method, path),
+    requestId: requestIdOf(req),
+    keepAuthorization,
+    contentLength: body?.length,
+    clientAddress: address,
+  });
+  // The service's own limits (the password back-off) key on the address the gateway saw.
+  req.headers[CLIENT_ADDRESS_HEADER] = signClientAddress(address, options.principalSecret, method, path);
+  if (body) setForwardBody(req, body);
+  return principal;
 }

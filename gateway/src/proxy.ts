@@ -1,7 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
-import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
 import { errors, requestIdOf, requestLog, sendProblem, type ReadinessCheck } from '@restgate/shared';
 import type { GatewayConfig } from './config';
@@ -55,16 +54,19 @@ export function setForwardBody(req: http.IncomingMessage, body: Buffer): void {
  * fixRequestBody) breaks once the agent queues requests: the emptied stream ends the upstream
  * request before its socket, and thus the `proxyReq` event, arrives.
  */
-const sendForwardBody: Plugin<Request, Response> = (proxyServer) => {
+const sendForwardBody: Plugin = (proxyServer) => {
   const web = proxyServer.web.bind(proxyServer);
-  proxyServer.web = ((req: Request, res: Response, options: object) => {
+  proxyServer.web = ((req: http.IncomingMessage, res: http.ServerResponse, options: object) => {
     const body = forwardBodies.get(req);
     return web(req, res, body ? { ...options, buffer: Readable.from([body]) } : options);
   }) as typeof proxyServer.web;
 };
 
-/** HPM's own plugins, typed for any request: the crash guards for socket errors, and `on` handlers. */
+/** HPM's own plugins: the crash guards for socket errors, and `on` handlers. */
 const DEFAULT_PLUGINS_KEPT: Plugin[] = [debugProxyErrorsPlugin, proxyEventsPlugin];
+
+/** Sends the request to one upstream and its answer back (http-proxy-middleware, on node:http objects). */
+export type Proxy = (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => Promise<void>;
 
 /**
  * One proxy per upstream. Failures become problems without host names or messages (those go
@@ -72,11 +74,11 @@ const DEFAULT_PLUGINS_KEPT: Plugin[] = [debugProxyErrorsPlugin, proxyEventsPlugi
  * failure to get an answer → 502.
  * Upstream responses, problem+json included, pass through unchanged.
  */
-export function createUpstreamProxies(config: GatewayConfig, urls: UpstreamUrls, agents: UpstreamAgents): Record<string, RequestHandler> {
+export function createUpstreamProxies(config: GatewayConfig, urls: UpstreamUrls, agents: UpstreamAgents): Record<string, Proxy> {
   const timedOut = new WeakSet<http.IncomingMessage>();
-  const proxies: Record<string, RequestHandler> = {};
+  const proxies: Record<string, Proxy> = {};
   for (const [name, target] of Object.entries(urls)) {
-    proxies[name] = createProxyMiddleware<Request, Response>({
+    proxies[name] = createProxyMiddleware({
       target,
       agent: agents[name],
       proxyTimeout: config.UPSTREAM_TIMEOUT_MS,
@@ -89,7 +91,7 @@ export function createUpstreamProxies(config: GatewayConfig, urls: UpstreamUrls,
       // Without HPM's logger plugin (it builds a URL per answer to print a line we don't keep) and
       // its error-response plugin (the `error` handler below answers).
       ejectPlugins: true,
-      plugins: [...(DEFAULT_PLUGINS_KEPT as unknown as Plugin<Request, Response>[]), sendForwardBody],
+      plugins: [...DEFAULT_PLUGINS_KEPT, sendForwardBody],
       on: {
         proxyReq: (proxyReq, req) => {
           proxyReq.once('timeout', () => timedOut.add(req));
@@ -98,7 +100,7 @@ export function createUpstreamProxies(config: GatewayConfig, urls: UpstreamUrls,
           const isTimeout = timedOut.has(req) || err.code === 'ETIMEDOUT';
           const log = requestLog(req);
           log.error({ upstream: name, errCode: err.code, errMessage: err.message, timedOut: isTimeout }, 'upstream request failed');
-          if (!('status' in res)) return; // a socket (upgrade): nothing to answer
+          if (!(res instanceof http.ServerResponse)) return; // a socket (upgrade): nothing to answer
           if (res.headersSent) {
             res.destroy();
             return;

@@ -1,11 +1,9 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import {
-  CLIENT_ADDRESS_HEADER,
   parseQuota,
   rateLimited,
   rateLimitHeaders,
   routeKey,
-  signClientAddress,
   type LimitDecision,
   type Limiter,
   type Principal,
@@ -44,7 +42,7 @@ const QUOTA_KEYS: Record<RouteLimitName | 'all', keyof GatewayConfig> = {
   'email-verifications': 'RATE_LIMIT_EMAIL_VERIFICATIONS',
 };
 
-export type LimitCheck = (address: string, res: Response, route: { method: string; path: string }, principal: Principal) => Promise<void>;
+export type LimitCheck = (address: string, res: ServerResponse, route: { method: string; path: string }, principal: Principal) => Promise<void>;
 
 /**
  * The gateway's per-address ceilings, counted in Redis so they hold across gateway replicas.
@@ -70,37 +68,6 @@ export function createLimitCheck(limits: RateLimits, config: GatewayConfig): Lim
     const refused = decisions.find((d) => !d.allowed);
     if (refused) throw rateLimited(refused, decisions);
     // Services read the headers back from the response only through the proxy: set them now.
-    res.set(rateLimitHeaders(decisions));
-  };
-}
-
-const addresses = new WeakMap<Request, string>();
-
-/**
- * Two steps around admission. `before` reads the client's address while `X-Forwarded-For` is still
- * there (admission replaces it). `after`, once the principal is known, applies the per-address
- * ceilings, then hands the service that address, signed, so that its own limits (the password
- * back-off) key on the address the gateway saw.
- */
-export function limitAndSign(
-  check: LimitCheck,
-  principalSecret: string,
-  routeOf: (req: Request) => { method: string; path: string },
-  principalOf: (req: Request) => Principal,
-): { before: RequestHandler; after: RequestHandler } {
-  return {
-    before: (req, _res, next) => {
-      addresses.set(req, req.ip ?? req.socket.remoteAddress ?? 'unknown');
-      next();
-    },
-    after: (req: Request, res: Response, next: NextFunction) => {
-      const address = addresses.get(req) ?? req.socket.remoteAddress ?? 'unknown';
-      check(address, res, routeOf(req), principalOf(req)).then(() => {
-        const path = req.url.split('?')[0] ?? '/';
-        req.headers[CLIENT_ADDRESS_HEADER] = signClientAddress(address, principalSecret, req.method, path);
-        req.headers['x-forwarded-for'] = address;
-        next();
-      }, next);
-    },
+    for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) res.setHeader(name, value);
   };
 }

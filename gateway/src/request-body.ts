@@ -1,5 +1,7 @@
-import express, { type Request, type RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express from 'express';
 import { assertSupportedBody, errors } from '@restgate/shared';
+import typeis from 'type-is';
 import { ACCESS_TOKEN, countTopLevelKeys, takeAccessTokens, takeJsonAccessToken } from './credentials';
 
 /**
@@ -8,16 +10,25 @@ import { ACCESS_TOKEN, countTopLevelKeys, takeAccessTokens, takeJsonAccessToken 
  * (body-parser errors map onto the catalogue in shared's normalizeError). Compressed bodies are
  * refused (415) rather than inflated: the limit then bounds what the services receive as well.
  */
-export function readBody(limit: string): RequestHandler[] {
-  return [assertSupportedBody, express.raw({ type: () => true, limit, inflate: false })];
+export function readBody(limit: string): BodyReader {
+  const raw = express.raw({ type: () => true, limit, inflate: false });
+  return (req, res) =>
+    new Promise((resolve, reject) => {
+      assertSupportedBody(req, res, (err?: unknown) => {
+        if (err) return reject(err);
+        raw(req as never, res as never, (err?: unknown) => {
+          if (err) return reject(err);
+          const { body } = req as { body?: unknown };
+          resolve(Buffer.isBuffer(body) ? body : undefined);
+        });
+      });
+    });
 }
 
-/** The bytes read by `readBody`, or undefined when the request had no body. */
-export function rawBody(req: Request): Buffer | undefined {
-  return Buffer.isBuffer(req.body) ? req.body : undefined;
-}
+/** The request's body as bytes, or undefined when it has none. */
+export type BodyReader = (req: IncomingMessage, res: ServerResponse) => Promise<Buffer | undefined>;
 
-function assertUtf8Json(req: Request): void {
+function assertUtf8Json(req: IncomingMessage): void {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw errors.unsupportedMediaType();
 }
@@ -39,10 +50,9 @@ function assertNotJson(raw: Buffer): void {
  * The body to forward without `access_token`, and the tokens it held. Forms are edited as text
  * (other pairs keep their exact bytes); JSON is re-serialized only when it held a token.
  */
-export function stripBodyTokens(req: Request): { tokens: string[]; body: Buffer | undefined } {
-  const raw = rawBody(req);
+export function stripBodyTokens(req: IncomingMessage, raw: Buffer | undefined): { tokens: string[]; body: Buffer | undefined } {
   if (!raw || raw.length === 0) return { tokens: [], body: raw };
-  if (req.is('application/x-www-form-urlencoded')) {
+  if (typeis(req, ['application/x-www-form-urlencoded'])) {
     // latin1 maps each byte to one char and back, so untouched pairs survive even if not UTF-8.
     assertNotJson(raw);
     const { tokens, rest } = takeAccessTokens(raw.toString('latin1'));
@@ -54,7 +64,7 @@ export function stripBodyTokens(req: Request): { tokens: string[]; body: Buffer 
   return { tokens, body: rest === parsed ? raw : Buffer.from(JSON.stringify(rest), 'utf8') };
 }
 
-function parseJsonBody(req: Request, raw: Buffer): unknown {
+function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
   assertUtf8Json(req);
   const text = raw.toString('utf8');
   let parsed: unknown;
@@ -71,7 +81,6 @@ function parseJsonBody(req: Request, raw: Buffer): unknown {
  * On provider routes the body goes to identity untouched, and its JSON parser would keep the
  * last of two `access_token` keys: the gateway refuses such a body here, as on every other route.
  */
-export function assertSingleBodyToken(req: Request): void {
-  const raw = rawBody(req);
-  if (raw && raw.length > 0 && req.is('application/json')) parseJsonBody(req, raw);
+export function assertSingleBodyToken(req: IncomingMessage, raw: Buffer | undefined): void {
+  if (raw && raw.length > 0 && typeis(req, ['application/json'])) parseJsonBody(req, raw);
 }

@@ -1,4 +1,5 @@
-import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { requestContext } from './access-log';
 import { AppError, errors, isAppError } from './errors';
@@ -18,8 +19,14 @@ export function toProblem(err: AppError, requestId: string | undefined): Record<
   };
 }
 
-export function sendProblem(res: Response, err: AppError, requestId: string | undefined): void {
-  res.status(err.status).set(err.headers).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(toProblem(err, requestId)));
+/** Writes the problem with node:http's own calls, so requests served outside Express answer alike. */
+export function sendProblem(res: ServerResponse, err: AppError, requestId: string | undefined): void {
+  const body = JSON.stringify(toProblem(err, requestId));
+  res.statusCode = err.status;
+  for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(res.req?.method === 'HEAD' ? undefined : body);
 }
 
 const MONGO_UNAVAILABLE = new Set([
@@ -55,12 +62,16 @@ export function normalizeError(err: unknown): AppError {
   return errors.internal(err);
 }
 
-/** The one error handler: logs unexpected errors once with the request id, answers problem+json. */
-export function problemHandler(logger: Logger): ErrorRequestHandler {
-  return (err, req: Request, res: Response, _next) => {
+/**
+ * The one error handler: logs unexpected errors once with the request id, answers problem+json.
+ * Plain node:http arguments, for the requests an app serves outside Express (the gateway's lane);
+ * `problemHandler` is the same for Express.
+ */
+export function answerError(logger: Logger): (err: unknown, req: IncomingMessage, res: ServerResponse) => void {
+  return (err, req, res) => {
     // Express decodes path parameters and throws URIError on a malformed %-escape: no resource
     // has such a name, so it is the 404 of any unknown path, not a server error.
-    const appError = err instanceof URIError ? errors.routeNotFound(req.method, req.path) : normalizeError(err);
+    const appError = err instanceof URIError ? errors.routeNotFound(req.method ?? 'GET', pathOf(req.url)) : normalizeError(err);
     const context = requestContext(req);
     const log = context?.log ?? logger;
     if (!appError.isOperational || appError.status >= 500) {
@@ -72,4 +83,14 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
     }
     sendProblem(res, appError, context?.id);
   };
+}
+
+export function problemHandler(logger: Logger): ErrorRequestHandler {
+  const answer = answerError(logger);
+  return (err, req, res, _next) => answer(err, req, res);
+}
+
+function pathOf(url = '/'): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
 }
