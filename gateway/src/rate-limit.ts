@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import {
+  countLocally,
   parseQuota,
   rateLimited,
   rateLimitHeaders,
@@ -42,10 +43,14 @@ const QUOTA_KEYS: Record<RouteLimitName | 'all', keyof GatewayConfig> = {
   'email-verifications': 'RATE_LIMIT_EMAIL_VERIFICATIONS',
 };
 
+/** How often each gateway adds its counts of the ceiling on all routes to Redis. */
+const ALL_ROUTES_SYNC_MS = 200;
+
 export type LimitCheck = (address: string, res: ServerResponse, route: { method: string; path: string }, principal: Principal) => Promise<void>;
 
 /**
- * The gateway's per-address ceilings, counted in Redis so they hold across gateway replicas.
+ * The gateway's per-address ceilings, counted in Redis so they hold across gateway replicas (the
+ * one on all routes mostly in each replica, shared every ALL_ROUTES_SYNC_MS: see countLocally).
  * The master key is a trusted client: its ceilings are `RATE_LIMIT_MASTER_FACTOR` times higher
  * (counted apart from the same address's other requests). While Redis is away each replica counts
  * in its own memory (logged, and counted in `rate_limit_store_errors_total`).
@@ -53,7 +58,14 @@ export type LimitCheck = (address: string, res: ServerResponse, route: { method:
 export function createLimitCheck(limits: RateLimits, config: GatewayConfig): LimitCheck {
   const make = (name: RouteLimitName | 'all', factor: number, suffix: string): Limiter => {
     const quota = parseQuota(String(config[QUOTA_KEYS[name]]));
-    return limits.limiter({ name: `${name}${suffix}`, points: quota.points * factor, seconds: quota.seconds, onStoreError: 'memory' });
+    const limiter = limits.limiter({ name: `${name}${suffix}`, points: quota.points * factor, seconds: quota.seconds, onStoreError: 'memory' });
+    // Every request passes the ceiling on all routes, and almost none come near it: counted here,
+    // shared every ALL_ROUTES_SYNC_MS, and in Redis on every request in its last tenth.
+    // The others guard credentials and mail: exact across replicas, a Redis count each.
+    if (name !== 'all') return limiter;
+    const counted = countLocally(limiter, { syncMs: ALL_ROUTES_SYNC_MS, exactWithin: Math.floor(limiter.rule.points / 10) });
+    limits.store.once('end', counted.stop);
+    return counted;
   };
   const names = Object.keys(QUOTA_KEYS) as (RouteLimitName | 'all')[];
   const plain = new Map(names.map((n) => [n, make(n, 1, '')]));

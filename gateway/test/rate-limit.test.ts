@@ -74,6 +74,32 @@ describe('per-address ceilings', () => {
     expect(anonymous).toEqual([200, 200, 429]);
     expect(master).toEqual([200, 200, 200, 200, 200, 200, 429]);
   });
+
+  test('when two gateways share one Redis, then the ceiling on all routes, counted in each, adds up across both', async () => {
+    const prefix = aKeyPrefix();
+    const a = await aGateway({ REDIS_KEY_PREFIX: prefix, RATE_LIMIT_ALL: '10/60' });
+    const b = await aGateway({ REDIS_KEY_PREFIX: prefix, RATE_LIMIT_ALL: '10/60' });
+    const articles = (gateway: LimitedGateway) => request(gateway.app).get('/articles');
+
+    // Eight requests, most counted in the gateway that served them and shared with Redis later.
+    const first = [];
+    for (let i = 0; i < 4; i += 1) first.push((await articles(a)).status, (await articles(b)).status);
+    // Several syncs later, each gateway's view has gone stale and is read again.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const last = [(await articles(a)).status, (await articles(b)).status, (await articles(a)).status, (await articles(b)).status];
+
+    expect(first).toEqual([200, 200, 200, 200, 200, 200, 200, 200]);
+    expect(last).toEqual([200, 200, 429, 429]);
+  });
+
+  test('when one gateway counts the ceiling on all routes in its memory, then RateLimit counts down by one per request', async () => {
+    const gateway = await aGateway({ REDIS_KEY_PREFIX: aKeyPrefix(), RATE_LIMIT_ALL: '100/60' });
+
+    const remaining = [];
+    for (let i = 0; i < 5; i += 1) remaining.push(/r=(\d+)/.exec((await request(gateway.app).get('/articles')).headers['ratelimit'] ?? '')?.[1]);
+
+    expect(remaining).toEqual(['99', '98', '97', '96', '95']);
+  });
 });
 
 describe('client address', () => {

@@ -57,6 +57,7 @@ export { parseAuthorization, singleCredential, type Authorization, type Presente
 export { createRedis, type RedisHandle } from './redis';
 export { createRevocationList, recordRevocations, revocationKey, type Revocation, type RevocationList } from './revocations';
 export {
+  countLocally,
   createRateLimits,
   parseQuota,
   rateLimited,
@@ -64,6 +65,7 @@ export {
   QUOTA_PATTERN,
   type LimitDecision,
   type Limiter,
+  type LocalCounting,
   type Quota,
   type RateLimits,
 } from './rate-limit';

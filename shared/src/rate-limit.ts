@@ -168,6 +168,97 @@ export function createRateLimits(options: { redis: Redis; logger: Logger; metric
   };
 }
 
+/** How `countLocally` shares its counts. */
+export interface LocalCounting {
+  /** How often this process adds its counts to the store, in ms. */
+  syncMs: number;
+  /** A key this close to its ceiling (as the store last said) is counted in the store on every request. */
+  exactWithin: number;
+}
+
+interface LocalCount {
+  /** The store's count at the last answer, this process's counts before it included. */
+  stored: number;
+  /** Sent to the store, not answered yet. */
+  sending: number;
+  /** Counted here since, not sent yet. */
+  pending: number;
+  /** When the store's window ends, as the store last said (ms since the epoch). */
+  resetAt: number;
+  /** Until when `stored` is recent enough to decide here (ms since the epoch). */
+  freshUntil: number;
+}
+
+/**
+ * `limiter` with most of its counting done in this process, for a generous ceiling that almost
+ * every client stays far below (the gateway's limit on all routes): a round trip to the store on
+ * every request was the largest single cost of a proxied request. A key's first request in a
+ * window, and every request once the key is within `exactWithin` of the ceiling, is counted in the
+ * store as `limiter` counts it, together with what was counted here meanwhile; the others are
+ * counted here and added to the store every `syncMs`, each answer bringing back the count of every
+ * process. A count not refreshed for two syncs (a client that paused) is read again first. For one
+ * process the decisions are exact; with several, a key can go over its ceiling by what the others
+ * counted in the last two syncs. What is counted here and not yet synced when the process stops
+ * is lost.
+ */
+export function countLocally(limiter: Limiter, options: LocalCounting): Limiter & { stop(): void } {
+  const { rule } = limiter;
+  const counts = new Map<string, LocalCount>();
+  /** Adds `points` to the store's count of `key`; the answer replaces what is known of it. */
+  const send = async (key: string, count: LocalCount, points: number): Promise<LimitDecision> => {
+    count.sending += points;
+    try {
+      const decision = await limiter.consume(key, points);
+      const now = Date.now();
+      count.stored = decision.limit - decision.remaining;
+      count.resetAt = now + decision.resetSeconds * 1000;
+      count.freshUntil = now + 2 * options.syncMs;
+      return decision;
+    } finally {
+      count.sending -= points;
+    }
+  };
+  const sync = () => {
+    const now = Date.now();
+    for (const [key, count] of counts) {
+      if (count.pending > 0) {
+        const points = count.pending;
+        count.pending = 0;
+        // The limiter falls back on its own when the store fails; a refusal here refuses nobody.
+        send(key, count, points).catch(() => undefined);
+      } else if (count.sending === 0 && now >= count.resetAt) {
+        counts.delete(key);
+      }
+    }
+  };
+  const timer = setInterval(sync, options.syncMs);
+  timer.unref();
+  return {
+    rule,
+    stop: () => clearInterval(timer),
+    async consume(key, points = 1) {
+      const now = Date.now();
+      let count = counts.get(key);
+      const counted = count ? count.stored + count.sending + count.pending : 0;
+      if (count && now < count.freshUntil && now < count.resetAt && counted + points <= rule.points - options.exactWithin) {
+        count.pending += points;
+        return {
+          name: rule.name,
+          allowed: true,
+          limit: rule.points,
+          remaining: rule.points - counted - points,
+          windowSeconds: rule.seconds,
+          resetSeconds: Math.max(1, Math.ceil((count.resetAt - now) / 1000)),
+        };
+      }
+      if (!count) counts.set(key, (count = { stored: 0, sending: 0, pending: 0, resetAt: 0, freshUntil: 0 }));
+      const carried = count.pending;
+      count.pending = 0;
+      return send(key, count, points + carried);
+    },
+  };
+}
+
 /**
  * The IETF httpapi draft headers for the limits a request went through: every policy in
  * `RateLimit-Policy`, and in `RateLimit` the one closest to its end (the one that will bite first).
