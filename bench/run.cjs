@@ -20,7 +20,8 @@
 // some of the four parts; --profile <dir> has the gateway, identity and articles write CPU profiles
 // there (open them in Chrome DevTools, or summarise them with bench/profile-top.cjs), from
 // RESTGATE_CPU_PROFILE_DELAY_MS after their start if set. CPU per request and per sign-in comes
-// from /proc, per process (and identity's event loop apart from its hashing threads), because on
+// from /proc, per process (identity's split into its event loop, its hashing threads and its helper
+// threads: /proc/<pid>/task, the hashing ones by their nice), because on
 // a shared machine it moves less than throughput. The services' own variables (HASH_WORKERS, …) pass through from the
 // environment, to compare settings; RESTGATE_FERRETDB_BACKEND=sqlite|postgresql picks FerretDB's storage.
 
@@ -128,16 +129,40 @@ async function cannon(base, { path: urlPath, method = 'GET', headers, body, conn
  * none. Per request, it is the measure a busy shared machine disturbs least: throughput and
  * latency also depend on who else wants the cores.
  */
-function cpuMicros(pid, thread) {
+function cpuMicros(pid) {
   try {
-    // /proc/<pid>/task/<pid>/stat is the main thread alone (the event loop).
-    const file = thread === 'main' ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`;
-    const fields = fs.readFileSync(file, 'utf8').split(') ')[1].split(' ');
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
     return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
   } catch {
     return null;
   }
+}
+
+/**
+ * A process's CPU in microseconds, split by thread: `main` (the event loop), `niced` (threads
+ * running at a nice above 0: identity's hashing workers, at HASH_WORKER_NICE) and `total` (the
+ * process, exited threads included). What is left, total − main − niced, is the helper threads:
+ * V8's platform threads (concurrent GC marking, JIT compilation) and libuv's pool. Null where
+ * there is no such process.
+ */
+function cpuByThread(pid) {
+  const total = cpuMicros(pid);
+  if (total === null) return null;
+  let main = 0;
+  let niced = 0;
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+      const micros = ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+      // nice is field 19 of stat.
+      if (tid === String(pid)) main = micros;
+      else if (Number(fields[16]) > 0) niced += micros;
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return { total, main, niced };
 }
 
 /**
@@ -530,24 +555,30 @@ async function main() {
       // bcrypt is what keeps sign-ins/s below the raw capacity.
       const backing = ['ferretdb', 'postgres', 'redis-server'];
       const backingBefore = cpuByName(backing);
-      const identityLoopBefore = cpuMicros(stack.pids.identity, 'main');
+      const identityBefore = stack.pids.identity ? cpuByThread(stack.pids.identity) : null;
       const measured = await withCpu([stack.pids.gateway, stack.pids.identity], () =>
         cannon(stack.gateway, { ...signInRequest, connections: 8, seconds }).finally(() => {
           flooding = false;
         }),
       );
       const backingAfter = cpuByName(backing);
-      const identityLoop = cpuMicros(stack.pids.identity, 'main') - identityLoopBefore;
+      const identityAfter = identityBefore ? cpuByThread(stack.pids.identity) : null;
       const flood = measured.result;
       const [ih, gh] = await Promise.all([identityHealth, gatewayHealth]);
       row('2 sign-in', 'POST /auth (8 conn.) sign-ins/s, p50/p99 ms', `${f1(flood.rps)}`, `${f1(flood.p50)} / ${f1(flood.p99)}`);
       row('2 sign-in', 'sign-ins/s / raw capacity', `**${(flood.rps / raw.perSecond).toFixed(2)}×**`, `load ${await loadAverage()}`);
-      if (stack.pids.identity && flood.requests > 0) {
+      if (identityBefore && identityAfter && flood.requests > 0) {
         const perSignIn = (micros) => f1(micros / flood.requests / 1000);
+        // The hashing threads are told apart by their nice; with HASH_WORKER_NICE=0 they can't
+        // be, and count with the helpers.
+        const loop = identityAfter.main - identityBefore.main;
+        const hashing = identityAfter.niced - identityBefore.niced;
+        const helpers = identityAfter.total - identityBefore.total - loop - hashing;
         row(
           '2 sign-in',
-          'CPU ms per sign-in: one raw compare; identity event loop; identity other threads (hashing); gateway; ' + backing.join(', '),
-          `${f1((1000 * raw.threads) / raw.perSecond)}; ${perSignIn(identityLoop)}; ${perSignIn(measured.used[1] - identityLoop)}; ${perSignIn(measured.used[0])}; ${backing
+          'CPU ms per sign-in: one raw compare; identity event loop; its hashing threads; its helper threads (GC, JIT, libuv); gateway; ' +
+            backing.join(', '),
+          `${f1((1000 * raw.threads) / raw.perSecond)}; ${perSignIn(loop)}; ${perSignIn(hashing)}; ${perSignIn(helpers)}; ${perSignIn(measured.used[0])}; ${backing
             .map((n) => perSignIn(backingAfter[n] - backingBefore[n]))
             .join('; ')}`,
         );
@@ -556,7 +587,8 @@ async function main() {
         '2 sign-in',
         'GET /health p99 during the flood, identity / gateway',
         `**${f1(ih.p99)} / ${f1(gh.p99)} ms**`,
-        `p50 ${f1(ih.p50)} / ${f1(gh.p50)}, max ${f1(ih.max)} / ${f1(gh.max)}`,
+        // The probes are part of each process's CPU above: per sign-in, ih.n / flood.requests of them.
+        `p50 ${f1(ih.p50)} / ${f1(gh.p50)}, max ${f1(ih.max)} / ${f1(gh.max)}, ${ih.n} / ${gh.n} probes`,
       );
     }
 
