@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { rateLimited, type Quota, type RateLimits } from '@restgate/shared';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
 import { backoffSeconds, type BackoffSettings, type SignInBackoff } from '../domain/sign-in-backoff';
 
 /** The e-mail never goes into Redis as it is: its hash keys the counters. */
@@ -17,18 +17,10 @@ export function createSignInBackoff(limits: RateLimits, settings: BackoffSetting
     memory: new RateLimiterMemory(shape),
   });
   // Failures in a row per account and address, remembered for as long as the longest wait.
-  const streak = pair({
-    keyPrefix: `${limits.keyPrefix}:pw-streak`,
-    points: 1_000_000,
-    duration: Math.max(3_600, settings.maxSeconds * 2),
-  });
+  const streak = pair({ keyPrefix: `${limits.keyPrefix}:pw-streak`, points: 1_000_000, duration: Math.max(3_600, settings.maxSeconds * 2) });
   // The wait itself: `block` marks it, `get` reads it.
   const wait = pair({ keyPrefix: `${limits.keyPrefix}:pw-wait`, points: 1, duration: 1 });
-  const account = pair({
-    keyPrefix: `${limits.keyPrefix}:pw-account`,
-    points: settings.account.points,
-    duration: settings.account.seconds,
-  });
+  const account = pair({ keyPrefix: `${limits.keyPrefix}:pw-account`, points: settings.account.points, duration: settings.account.seconds });
 
   const use = <T>(
     name: string,
@@ -51,48 +43,14 @@ export function createSignInBackoff(limits: RateLimits, settings: BackoffSetting
     );
   };
 
-  /**
-   * The three counters a check reads, in one MULTI … EXEC: rate-limiter-flexible's `get` sends a
-   * transaction of its own per counter (MULTI, GET, PTTL, EXEC), and the three of them were a
-   * third of identity's Redis work per sign-in. Read the way its `get` reads them: the count at
-   * the limiter's key, the time left from PTTL, null for a key that isn't there.
-   */
-  const readStored = async (keys: string[]) => {
-    // As the limiters' rejectIfRedisNotReady: not ready is a failure at once, and the fallback decides.
-    if (limits.store.status !== 'ready') throw new Error('Redis connection is not ready');
-    const tx = limits.store.multi();
-    for (const k of keys) tx.get(k).pttl(k);
-    const replies = (await tx.exec()) ?? [];
-    return keys.map((_, i) => {
-      const [countErr, count] = replies[2 * i] ?? [new Error('no reply')];
-      const [ttlErr, ttl] = replies[2 * i + 1] ?? [new Error('no reply')];
-      if (countErr || ttlErr) throw countErr ?? ttlErr;
-      if (count === null) return null;
-      return new RateLimiterRes(undefined, Number(ttl), Number.parseInt(String(count), 10));
-    });
-  };
-
   return {
     async assertMayTry(email, address) {
       const key = accountKey(email);
-      const stored = readStored([
-        wait.redis.getKey(`${key}:${address}`),
-        account.redis.getKey(key),
-        streak.redis.getKey(`${key}:${address}`),
-      ]);
-      // Each limit keeps its own fallback (and its own count of them) should the read fail.
-      stored.catch(() => undefined);
-      const [[waiting, failures], tried] = await Promise.all([
-        limits.guarded(
-          'password-backoff',
-          () => stored.then(([w, , s]) => [w, s] as const),
-          () => Promise.all([wait.memory.get(`${key}:${address}`), streak.memory.get(`${key}:${address}`)]),
-        ),
-        limits.guarded(
-          'password-account',
-          () => stored.then(([, a]) => a),
-          () => account.memory.get(key),
-        ),
+      // One round trip for the three (the client pipelines commands sent together).
+      const [waiting, tried, failures] = await Promise.all([
+        use('password-backoff', wait, (l) => l.get(`${key}:${address}`)),
+        use('password-account', account, (l) => l.get(key)),
+        use('password-backoff', streak, (l) => l.get(`${key}:${address}`)),
       ]);
       if (waiting && waiting.consumedPoints > 1) {
         throw refuse(
