@@ -2,9 +2,10 @@
 // The floors of a Node proxy, for the bench to compare the gateway with, over a keep-alive agent
 // and with nothing else (no logs, limits, credentials or headers):
 // - `node`: node:http piped both ways;
-// - `express`: Express with http-proxy-middleware, the two libraries the gateway is built on.
+// - `hpm`: a node:http server with http-proxy-middleware, as the gateway's lane proxies;
+// - `express`: Express with http-proxy-middleware, as the gateway proxied before its lane.
 //
-//   node bench/bare-proxy.cjs <port> <target base URL> [node|express]
+//   node bench/bare-proxy.cjs <port> <target base URL> [node|hpm|express]
 
 const http = require('node:http');
 
@@ -28,15 +29,26 @@ function nodeProxy(req, res) {
   req.pipe(upstream);
 }
 
+// Resolved from the gateway, whose dependencies these are.
+const fromGateway = { paths: [require('node:path').join(__dirname, '..', 'gateway')] };
+
+function hpm() {
+  const { createProxyMiddleware } = require(require.resolve('http-proxy-middleware', fromGateway));
+  return createProxyMiddleware({ target: target.href, agent, changeOrigin: false, toProxy: true });
+}
+
 function expressProxy() {
-  // Resolved from the gateway, whose dependencies these are.
-  const from = { paths: [require('node:path').join(__dirname, '..', 'gateway')] };
-  const express = require(require.resolve('express', from));
-  const { createProxyMiddleware } = require(require.resolve('http-proxy-middleware', from));
+  const express = require(require.resolve('express', fromGateway));
   const app = express();
-  app.use(createProxyMiddleware({ target: target.href, agent, changeOrigin: false, toProxy: true }));
+  app.use(hpm());
   return app;
 }
 
-if (kind !== 'node' && kind !== 'express') throw new Error(`unknown proxy kind: ${kind}`);
-http.createServer(kind === 'node' ? nodeProxy : expressProxy()).listen(port, '127.0.0.1');
+function hpmProxy() {
+  const proxy = hpm();
+  return (req, res) => proxy(req, res, () => res.writeHead(404).end());
+}
+
+const kinds = { node: () => nodeProxy, hpm: hpmProxy, express: expressProxy };
+if (!kinds[kind]) throw new Error(`unknown proxy kind: ${kind}`);
+http.createServer(kinds[kind]()).listen(port, '127.0.0.1');

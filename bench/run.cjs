@@ -16,7 +16,8 @@
 // It writes users and articles into that stack's databases (MONGODB_URL, default
 // mongodb://127.0.0.1:27017/, databases identity and articles) and does not remove them.
 //
-// Traffic goes to 127.0.0.1 only; every phase is bounded by --seconds. --only 2 (or 1,3) runs
+// Traffic goes to 127.0.0.1 only; every phase is bounded by --seconds, and the hop, the floors and
+// the sign-in flood each follow WARM_UP_SECONDS of the same load, not measured. --only 2 (or 1,3) runs
 // some of the four parts; --profile <dir> has the gateway, identity and articles write CPU profiles
 // there (open them in Chrome DevTools, or summarise them with bench/profile-top.cjs), from
 // RESTGATE_CPU_PROFILE_DELAY_MS after their start if set. CPU per request and per sign-in comes
@@ -37,6 +38,8 @@ const ROOT = path.resolve(__dirname, '..');
 const HOST = '127.0.0.1';
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Load sent, and not measured, before each measured part: a fresh process runs slower while its JIT compiles. */
+const WARM_UP_SECONDS = 2;
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -221,7 +224,11 @@ async function paced(base, { path: urlPath, rate, seconds, expect = 200 }) {
   return stats(samples);
 }
 
-/** GET `urlPath` every 20 ms while `running()`; latencies in ms. */
+/**
+ * GET `urlPath` every 100 ms while `running()`; latencies in ms. A monitor's rate, not a load:
+ * each probe costs the process it asks ~0.5-1 ms on this VM, and at every 20 ms they took ~3 ms
+ * of CPU per sign-in from the processes the flood measures.
+ */
 async function probe(base, urlPath, running) {
   const probeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const samples = [];
@@ -231,7 +238,7 @@ async function probe(base, urlPath, running) {
       const res = await request(base, { path: urlPath, agent: probeAgent });
       if (res.status !== 200) throw new Error(`${urlPath} answered ${res.status}`);
       samples.push(Number(process.hrtime.bigint() - t) / 1e6);
-      await sleep(20);
+      await sleep(100);
     }
   } finally {
     probeAgent.destroy();
@@ -465,6 +472,8 @@ async function main() {
       const cpu = { direct: 0, directN: 0, gateway: 0, upstream: 0, throughN: 0 };
       const pids = [stack.pids.gateway, stack.pids.articles];
       const half = Math.max(1, Math.round(seconds / 2));
+      await cannon(stack.articles, { path: urlPath, expect, connections, seconds: WARM_UP_SECONDS / 2 });
+      await cannon(stack.gateway, { path: urlPath, expect, connections, seconds: WARM_UP_SECONDS / 2 });
       for (let round = 0; round < 2; round += 1) {
         const d = await withCpu(pids, () => cannon(stack.articles, { path: urlPath, expect, connections, seconds: half }));
         direct.push(d.result);
@@ -500,6 +509,7 @@ async function main() {
       const { spawn } = require('node:child_process');
       for (const [kind, label] of [
         ['node', 'bare Node proxy'],
+        ['hpm', 'node:http + http-proxy-middleware alone (the lane)'],
         ['express', 'Express + http-proxy-middleware alone'],
       ]) {
         const port = await require('../scripts/lib/backing.cjs').freePort();
@@ -513,6 +523,7 @@ async function main() {
           if (up) break;
           await sleep(100);
         }
+        await cannon(`http://${HOST}:${port}`, { path: '/articles/not-an-id', expect: 404, connections: 10, seconds: WARM_UP_SECONDS / 2 });
         const b = await withCpu([floor.pid, stack.pids.articles], () =>
           cannon(`http://${HOST}:${port}`, { path: '/articles/not-an-id', expect: 404, connections: 10, seconds }),
         );
@@ -548,6 +559,9 @@ async function main() {
     if (part(2)) {
       const raw = await rawBcryptCapacity(seconds, 10);
       row('2 sign-in', `raw bcryptjs cost 10, ${raw.threads} threads`, `${f1(raw.perSecond)} compares/s`, `load ${await loadAverage()}`);
+      // Warm-up: a fresh process's first seconds of sign-ins cost more (the JIT compiles as they
+      // run; successive floods on one stack cost identity 4.7, 3.5, 3.1, 3.1 ms per sign-in).
+      await cannon(stack.gateway, { ...signInRequest, connections: 8, seconds: WARM_UP_SECONDS });
       let flooding = true;
       const identityHealth = probe(stack.identity, '/health', () => flooding);
       const gatewayHealth = probe(stack.gateway, '/health', () => flooding);
