@@ -221,6 +221,8 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
       try {
         const principal = readPrincipal(req, options.principalSecret);
         assertAccess(route.level, principal);
+        let address: string | undefined;
+        let signal: AbortSignal | undefined;
         const input: RouteInput = {
           params: route.schemas?.params ? validateInput(route.schemas.params, req.params, 'params') : (req.params as Record<string, string>),
           query: route.schemas?.query ? validateInput(route.schemas.query, req.query, 'query') : {},
@@ -229,12 +231,19 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
           requestId: requestIdOf(req),
           headers: req.headers,
           url: req.originalUrl,
-          // Made when a handler first logs: most requests write nothing but their completion line.
+          // Made on first use, like the two below: most requests write nothing but their
+          // completion line, and only the password checks read the address or the signal.
           get log() {
             return requestLog(req);
           },
-          clientAddress: clientAddressOf(req, options.principalSecret),
-          signal: abortOnClose(res),
+          get clientAddress() {
+            address ??= clientAddressOf(req, options.principalSecret);
+            return address;
+          },
+          get signal() {
+            signal ??= abortOnClose(res);
+            return signal;
+          },
         };
         const result = await route.handler(input);
         res.status(result.status).set(result.headers ?? {});
@@ -266,6 +275,11 @@ function clientAddressOf(req: Request, secret: string): string {
 
 function abortOnClose(res: Response): AbortSignal {
   const controller = new AbortController();
+  // Made on first use: the client may have gone already.
+  if (res.closed) {
+    if (!res.writableFinished) controller.abort();
+    return controller.signal;
+  }
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();
   });
