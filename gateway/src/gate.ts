@@ -89,13 +89,15 @@ export function createGate(options: GateOptions): Gate {
   };
 
   const refuse: RequestHandler = (req, _res, next) => {
+    // The raw path, as `claims` reads it (Express's req.path would read an absolute-form URL's).
+    const path = splitUrl(req.url).path;
     try {
-      options.matchRoute(req.method, req.path);
+      options.matchRoute(req.method, path);
     } catch (err) {
       return next(explainPreflight(req, err));
     }
     // The lane claims every request the table matches: reaching here means it was bypassed.
-    next(new Error(`gate: ${req.method} ${req.path} matches the policy table but reached Express`));
+    next(new Error(`gate: ${req.method} ${path} matches the policy table but reached Express`));
   };
 
   return { lane, refuse };

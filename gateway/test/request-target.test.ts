@@ -1,0 +1,45 @@
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { startGateway, type TestGateway } from './support/gateway';
+import { startUpstream, type TestUpstream } from './support/upstream';
+
+let upstream: TestUpstream;
+let gateway: TestGateway;
+let server: http.Server;
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+  gateway = startGateway({ IDENTITY_URL: upstream.url, ARTICLES_URL: upstream.url });
+  server = gateway.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+});
+
+afterAll(async () => {
+  gateway.close();
+  await new Promise((resolve) => server.close(resolve));
+  await upstream.close();
+});
+
+/** Sends `head` as is (supertest would normalise the request target); the answer, up to the close `Connection: close` asks for. */
+function raw(head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1', () => socket.write(head));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+describe('the request target', () => {
+  test('when it is in absolute form, then it is the 404 of an unknown path and nothing is forwarded', async () => {
+    const before = upstream.received.length;
+
+    const answer = await raw('GET http://example.test/articles HTTP/1.1\r\nHost: example.test\r\nConnection: close\r\n\r\n');
+
+    expect(answer).toMatch(/^HTTP\/1\.1 404 /);
+    expect(answer).toContain('"code":"route_not_found"');
+    expect(upstream.received.length).toBe(before);
+  });
+});
