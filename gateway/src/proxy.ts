@@ -96,6 +96,12 @@ export function createUpstreamProxies(config: GatewayConfig, urls: UpstreamUrls,
         proxyReq: (proxyReq, req) => {
           proxyReq.once('timeout', () => timedOut.add(req));
         },
+        // The upstream's Connection and Keep-Alive describe the gateway's pooled socket, not the
+        // client's: a client that sent `Connection: close` gets it back, and the socket closes.
+        proxyRes: (proxyRes, _req, res) => {
+          delete proxyRes.headers['keep-alive'];
+          proxyRes.headers.connection = (res as http.ServerResponse).shouldKeepAlive ? 'keep-alive' : 'close';
+        },
         error: (err: NodeJS.ErrnoException, req, res) => {
           const isTimeout = timedOut.has(req) || err.code === 'ETIMEDOUT';
           const log = requestLog(req);

@@ -32,7 +32,7 @@ function raw(head: string): Promise<string> {
   });
 }
 
-describe('the request target', () => {
+describe('the request line and its connection', () => {
   test('when it is in absolute form, then it is the 404 of an unknown path and nothing is forwarded', async () => {
     const before = upstream.received.length;
 
@@ -41,5 +41,16 @@ describe('the request target', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 404 /);
     expect(answer).toContain('"code":"route_not_found"');
     expect(upstream.received.length).toBe(before);
+  });
+
+  test('when the client sends Connection: close, then the proxied answer says close and the connection ends with it', async () => {
+    const before = upstream.received.length;
+
+    const answer = await raw('GET /articles HTTP/1.1\r\nHost: example.test\r\nConnection: close\r\n\r\n');
+
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+    expect(answer).not.toMatch(/\r\nkeep-alive:/i);
+    expect(upstream.received.length).toBe(before + 1);
   });
 });
