@@ -22,21 +22,13 @@ const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const backing = require('../scripts/lib/backing.cjs');
+const { FLOORS, cpuMicros, startFloor, waitForAnswer } = require('./lib/floors.cjs');
+const { option } = require('./lib/http.cjs');
 
 const ROOT = path.resolve(__dirname, '..');
 const HOST = '127.0.0.1';
 const SIGN_IN_MS = 350;
 const log = (msg) => process.stderr.write(`[gateway-alone] ${msg}\n`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? fallback : process.argv[i + 1];
-};
-
-function cpuMicros(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
-}
 
 /** The stub service: a small 404 problem, at once or after `delayMs`. */
 function startStub(delayMs) {
@@ -53,28 +45,16 @@ function startStub(delayMs) {
   return new Promise((resolve) => server.listen(0, HOST, () => resolve({ server, url: `http://${HOST}:${server.address().port}` })));
 }
 
-async function waitForHealth(port) {
-  for (let i = 0; i < 100; i += 1) {
-    const ok = await fetch(`http://${HOST}:${port}/health`).then(
-      (res) => res.status < 500,
-      () => false,
-    );
-    if (ok) return;
-    await sleep(100);
-  }
-  throw new Error(`nothing answers on port ${port}`);
-}
-
 /** A process with its output in `logFile`, as the stack's processes write theirs. */
 function startProcess(args, env, logFile) {
   const out = fs.openSync(logFile, 'a');
   return spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
 }
 
-async function measure(pid, port, request, seconds) {
-  await autocannon({ ...request, url: `http://${HOST}:${port}${request.path}`, duration: 1 }); // warm-up
+async function measure(pid, base, request, seconds) {
+  await autocannon({ ...request, url: `${base}${request.path}`, duration: 1 }); // warm-up
   const before = cpuMicros(pid);
-  const result = await autocannon({ ...request, url: `http://${HOST}:${port}${request.path}`, duration: seconds });
+  const result = await autocannon({ ...request, url: `${base}${request.path}`, duration: seconds });
   const n = result.requests.total;
   const statuses = Object.keys(result.statusCodeStats ?? {}).join(',');
   if (statuses !== '404') throw new Error(`expected only 404s from the stub, got ${statuses}`);
@@ -82,9 +62,10 @@ async function measure(pid, port, request, seconds) {
 }
 
 async function main() {
-  const seconds = Number(arg('seconds', '5'));
-  const rounds = Number(arg('rounds', '2'));
-  const profileDir = arg('profile') && path.resolve(arg('profile'));
+  const seconds = option('seconds', 5, 60);
+  const rounds = option('rounds', 2, 10);
+  const profileAt = process.argv.indexOf('--profile');
+  const profileDir = profileAt === -1 ? undefined : path.resolve(process.argv[profileAt + 1]);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-gateway-alone-'));
   const children = [];
   const redis = await backing.ensureRedis({ dataDir, log, env: {} });
@@ -110,18 +91,28 @@ async function main() {
         RESTGATE_CPU_PROFILE_DELAY_MS: '2000',
       }),
     });
-    const run = async (label, args, env, request) => {
-      const port = await backing.freePort();
-      const child = startProcess(args(port), { ...env, PORT: String(port) }, path.join(dataDir, 'process.log'));
-      children.push(child);
-      await waitForHealth(port);
-      const m = await measure(child.pid, port, request, seconds);
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+    /** Measures `request` against `target` ({ pid, url, stop }), then stops it. */
+    const run = async (label, target, request) => {
+      let m;
+      try {
+        m = await measure(target.pid, target.url, request, seconds);
+      } finally {
+        await target.stop();
+      }
       console.log(`| ${label} | ${Math.round(m.rps)} | ${Math.round(m.micros)} | ${os.loadavg()[0].toFixed(2)} |`);
     };
-    const gateway = (port) => [path.join(ROOT, 'gateway', 'dist', 'start.js'), String(port)];
-    const floor = (kind) => (port) => [path.join(__dirname, 'bare-proxy.cjs'), String(port), quick.url, kind];
+    const gateway = async (upstream) => {
+      const port = await backing.freePort();
+      const child = startProcess([path.join(ROOT, 'gateway', 'dist', 'start.js')], { ...gatewayEnv(upstream), PORT: String(port) }, path.join(dataDir, 'process.log'));
+      children.push(child);
+      const url = `http://${HOST}:${port}`;
+      await waitForAnswer(`${url}/health`);
+      const stop = () => {
+        child.kill('SIGTERM');
+        return new Promise((resolve) => child.once('exit', resolve));
+      };
+      return { pid: child.pid, url, stop };
+    };
     const hop = { path: '/articles/not-an-id', connections: 10 };
     const signIn = {
       path: '/auth',
@@ -133,12 +124,10 @@ async function main() {
     console.log('| what | req/s | CPU µs per request | load |');
     console.log('|---|---|---|---|');
     for (let round = 0; round < rounds; round += 1) {
-      await run('hop: gateway', gateway, gatewayEnv(quick.url), hop);
+      await run('hop: gateway', await gateway(quick.url), hop);
       if (!profileDir) {
-        await run('hop: bare node:http proxy', floor('node'), {}, hop);
-        await run('hop: node:http + http-proxy-middleware', floor('hpm'), {}, hop);
-        await run('hop: Express + http-proxy-middleware', floor('express'), {}, hop);
-        await run(`slow: gateway, sign-in-like (answers after ${SIGN_IN_MS} ms)`, gateway, gatewayEnv(slow.url), signIn);
+        for (const [kind, label] of FLOORS) await run(`hop: ${label}`, await startFloor(kind, quick.url), hop);
+        await run(`slow: gateway, sign-in-like (answers after ${SIGN_IN_MS} ms)`, await gateway(slow.url), signIn);
       }
     }
   } finally {

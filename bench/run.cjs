@@ -28,6 +28,7 @@
 
 const { Worker } = require('node:worker_threads');
 const { startBenchStack } = require('./lib/stack.cjs');
+const { FLOORS, cpuMicros, startFloor } = require('./lib/floors.cjs');
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -125,21 +126,6 @@ async function cannon(base, { path: urlPath, method = 'GET', headers, body, conn
   // Too slow to answer within the phase is a result (the SQLite backend at 10,000 rows), not a failure.
   if (good === 0) return { rps: 0, p50: NaN, p99: NaN, requests: 0 };
   return { rps: good / seconds, p50: result.latency.p50, p99: result.latency.p99, requests: good };
-}
-
-/**
- * CPU time (user + system) a process has used, in microseconds, from /proc; null where there is
- * none. Per request, it is the measure a busy shared machine disturbs least: throughput and
- * latency also depend on who else wants the cores.
- */
-function cpuMicros(pid) {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -505,29 +491,15 @@ async function main() {
     if (part(1)) await hop(`/articles/${article.id}`, 200, 20);
     if (part(1) && stack.pids.articles) {
       // The floors: the least a Node proxy can do (http.request piped both ways, keep-alive), and
-      // the least a proxy on the gateway's two libraries can do (Express + http-proxy-middleware).
-      const { spawn } = require('node:child_process');
-      for (const [kind, label] of [
-        ['node', 'bare Node proxy'],
-        ['hpm', 'node:http + http-proxy-middleware alone (the lane)'],
-        ['express', 'Express + http-proxy-middleware alone'],
-      ]) {
-        const port = await require('../scripts/lib/backing.cjs').freePort();
-        const floor = spawn(process.execPath, [path.join(__dirname, 'bare-proxy.cjs'), String(port), stack.articles, kind], { stdio: 'ignore' });
-        cleanups.push(async () => floor.kill());
-        for (let tries = 0; tries < 50; tries += 1) {
-          const up = await request(`http://${HOST}:${port}`, { path: '/health' }).then(
-            () => true,
-            () => false,
-          );
-          if (up) break;
-          await sleep(100);
-        }
-        await cannon(`http://${HOST}:${port}`, { path: '/articles/not-an-id', expect: 404, connections: 10, seconds: WARM_UP_SECONDS / 2 });
+      // the least a proxy on the gateway's libraries can do, with the lane and without it.
+      for (const [kind, label] of FLOORS) {
+        const floor = await startFloor(kind, stack.articles);
+        cleanups.push(async () => floor.stop());
+        await cannon(floor.url, { path: '/articles/not-an-id', expect: 404, connections: 10, seconds: WARM_UP_SECONDS / 2 });
         const b = await withCpu([floor.pid, stack.pids.articles], () =>
-          cannon(`http://${HOST}:${port}`, { path: '/articles/not-an-id', expect: 404, connections: 10, seconds }),
+          cannon(floor.url, { path: '/articles/not-an-id', expect: 404, connections: 10, seconds }),
         );
-        floor.kill();
+        floor.stop();
         row(
           '1 hop',
           `${label}: req/s; CPU µs per request proxy + articles`,

@@ -8,6 +8,7 @@ import {
   labelRoute,
   parseAuthorization,
   requestIdOf,
+  rethrowNext,
   signClientAddress,
   signPrincipal,
   singleCredential,
@@ -52,10 +53,6 @@ function splitUrl(url: string): { path: string; query: string } {
   return q === -1 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) };
 }
 
-const noError = (err?: unknown) => {
-  if (err !== undefined) throw err;
-};
-
 /**
  * The gateway's pipeline for a route of the policy table: policy lookup → body (415/413/400) →
  * credential → principal → access (400/401/403) → per-address ceilings (429) → proxy to the
@@ -78,13 +75,13 @@ export function createGate(options: GateOptions): Gate {
     async serve(req, res) {
       const route = routes.get(req)!;
       labelRoute(req, route.path); // the HTTP series count by policy row, never by raw URL
-      options.cors?.(req as never, res as never, noError);
+      options.cors?.(req as never, res as never, rethrowNext);
       // Read before admission rewrites X-Forwarded-For.
       const address = options.clientAddress(req);
       const body = hasBody(req) ? await bodyOf(req, res) : undefined;
       const principal = admit(options, req, route, body, address);
       if (options.limit) await options.limit(address, res, route, principal);
-      await options.proxies[route.upstream]!(req, res, noError);
+      await options.proxies[route.upstream]!(req, res);
     },
   };
 

@@ -66,7 +66,7 @@ const sendForwardBody: Plugin = (proxyServer) => {
 const DEFAULT_PLUGINS_KEPT: Plugin[] = [debugProxyErrorsPlugin, proxyEventsPlugin];
 
 /** Sends the request to one upstream and its answer back (http-proxy-middleware, on node:http objects). */
-export type Proxy = (req: http.IncomingMessage, res: http.ServerResponse, next: (err?: unknown) => void) => Promise<void>;
+export type Proxy = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 
 /**
  * One proxy per upstream. Failures become problems without host names or messages (those go

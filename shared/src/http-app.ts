@@ -130,7 +130,7 @@ function serveLane(app: Express, lane: Lane, prelude: RequestHandler[], answer: 
     if (!lane.claims(req)) return viaExpress(req, res, done);
     const fail = (err: unknown) => answer(err, req, res);
     try {
-      for (const step of prelude) step(req as never, res as never, rethrow);
+      for (const step of prelude) step(req as never, res as never, rethrowNext);
     } catch (err) {
       return fail(err);
     }
@@ -138,7 +138,11 @@ function serveLane(app: Express, lane: Lane, prelude: RequestHandler[], answer: 
   };
 }
 
-const rethrow = (err?: unknown) => {
+/**
+ * `next` for a connect-style middleware run outside a router, one that calls it synchronously:
+ * its error is thrown to the caller.
+ */
+export const rethrowNext = (err?: unknown): void => {
   if (err !== undefined) throw err;
 };
 

@@ -31,7 +31,7 @@ export { answerError, sendProblem } from './problem';
 export { REQUEST_ID_HEADER } from './request-id';
 export { requestIdOf, requestLog } from './access-log';
 export { markStopping, type ReadinessCheck } from './health';
-export { createHttpApp, assertSupportedBody, hasBody, OPERATIONS_PATHS, urlRedactor, type Lane, type SecretRoute } from './http-app';
+export { createHttpApp, assertSupportedBody, hasBody, OPERATIONS_PATHS, rethrowNext, urlRedactor, type Lane, type SecretRoute } from './http-app';
 export { listen, type RunningServer } from './server';
 export { createMongo, isDuplicateKeyError, parseObjectId, retryUntil, type MongoHandle } from './mongo';
 export { runService } from './service';
