@@ -167,17 +167,45 @@ function rotate(logFile) {
   }
 }
 
+/** The last `TAIL_LINES` lines of a log file (its last 64 KiB at most). */
+function fileTail(logFile) {
+  try {
+    const fd = fs.openSync(logFile, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const length = Math.min(size, 64 * 1024);
+      const buffer = Buffer.alloc(length);
+      fs.readSync(fd, buffer, 0, length, size - length);
+      return buffer.toString('utf8').split('\n').filter(Boolean).slice(-TAIL_LINES);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Starts one process of the stack. Its stdout and stderr go to `<name>.log`: through this process
+ * when someone wants every line (`onLogLine`: `npm start` mirrors them, the tests read them),
+ * otherwise straight into the file, so that a benchmark's load generator does not also relay
+ * every access line of the stack it measures.
+ */
 function spawnService({ def, port, env, logDir, onLogLine }) {
   const script = path.join(ROOT_DIR, def.dir, 'dist', 'start.js');
   const logFile = path.join(logDir, `${def.name}.log`);
   rotate(logFile);
-  const logStream = fs.createWriteStream(logFile, { flags: 'w' });
+  const relay = Boolean(onLogLine);
+  const logStream = relay ? fs.createWriteStream(logFile, { flags: 'w' }) : null;
+  const logFd = relay ? null : fs.openSync(logFile, 'w');
   const child = spawn(process.execPath, [script], {
     cwd: ROOT_DIR,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: relay ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd],
     detached: process.platform !== 'win32',
   });
+  // The child has its own copy of the descriptor.
+  if (logFd !== null) fs.closeSync(logFd);
   const tailLines = [];
   const proc = {
     name: def.name,
@@ -188,7 +216,7 @@ function spawnService({ def, port, env, logDir, onLogLine }) {
     stopGraceMs: stopGraceMs(env),
     exitInfo: null,
     stopping: false,
-    tail: () => tailLines.map(formatLogLine).join('\n'),
+    tail: () => (relay ? tailLines : fileTail(logFile)).map(formatLogLine).join('\n'),
     signal(sig) {
       if (proc.exitInfo) return;
       try {
@@ -208,8 +236,10 @@ function spawnService({ def, port, env, logDir, onLogLine }) {
     if (tailLines.length > TAIL_LINES) tailLines.shift();
     if (onLogLine) onLogLine(def.name, line, stream);
   };
-  eachLine(child.stdout, onLine('stdout'));
-  eachLine(child.stderr, onLine('stderr'));
+  if (relay) {
+    eachLine(child.stdout, onLine('stdout'));
+    eachLine(child.stderr, onLine('stderr'));
+  }
 
   const closed = new Promise((resolve) => child.once('close', resolve));
   proc.exited = new Promise((resolve) => {
@@ -225,7 +255,7 @@ function spawnService({ def, port, env, logDir, onLogLine }) {
     live.delete(proc);
     // Let the pipes drain into the log (bounded: a grandchild could hold them open).
     await within(closed, 1000);
-    await new Promise((resolve) => logStream.end(resolve));
+    if (logStream) await new Promise((resolve) => logStream.end(resolve));
     return info;
   });
   live.add(proc);
