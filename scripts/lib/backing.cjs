@@ -134,7 +134,8 @@ function lastLines(text, count = 30) {
   return text.trimEnd().split('\n').slice(-count).join('\n');
 }
 
-function readTail(file, bytes = 8192) {
+/** The last `count` lines of a file, read from its last `bytes`; '' when it can't be read. */
+function readTail(file, bytes = 8192, count = 30) {
   try {
     const { size } = fs.statSync(file);
     const fd = fs.openSync(file, 'r');
@@ -142,7 +143,7 @@ function readTail(file, bytes = 8192) {
       const length = Math.min(size, bytes);
       const buffer = Buffer.alloc(length);
       fs.readSync(fd, buffer, 0, length, size - length);
-      return lastLines(buffer.toString('utf8'));
+      return lastLines(buffer.toString('utf8'), count);
     } finally {
       fs.closeSync(fd);
     }
@@ -905,6 +906,7 @@ module.exports = {
   ensureRedis,
   freePort,
   waitForPort,
+  readTail,
   // exported for scripts and tests that need the same answers
   amqpAnswers,
   ferretCacheDir,

@@ -11,6 +11,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 const path = require('node:path');
+const { readTail } = require('./backing.cjs');
 
 const ROOT_DIR = path.resolve(__dirname, '..', '..');
 const HOST = '127.0.0.1';
@@ -167,24 +168,6 @@ function rotate(logFile) {
   }
 }
 
-/** The last `TAIL_LINES` lines of a log file (its last 64 KiB at most). */
-function fileTail(logFile) {
-  try {
-    const fd = fs.openSync(logFile, 'r');
-    try {
-      const size = fs.fstatSync(fd).size;
-      const length = Math.min(size, 64 * 1024);
-      const buffer = Buffer.alloc(length);
-      fs.readSync(fd, buffer, 0, length, size - length);
-      return buffer.toString('utf8').split('\n').filter(Boolean).slice(-TAIL_LINES);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return [];
-  }
-}
-
 /**
  * Starts one process of the stack. Its stdout and stderr go to `<name>.log`: through this process
  * when someone wants every line (`onLogLine`: `npm start` mirrors them, the tests read them),
@@ -216,7 +199,15 @@ function spawnService({ def, port, env, logDir, onLogLine }) {
     stopGraceMs: stopGraceMs(env),
     exitInfo: null,
     stopping: false,
-    tail: () => (relay ? tailLines : fileTail(logFile)).map(formatLogLine).join('\n'),
+    tail: () =>
+      (relay
+        ? tailLines
+        : readTail(logFile, 64 * 1024, TAIL_LINES)
+            .split('\n')
+            .filter(Boolean)
+      )
+        .map(formatLogLine)
+        .join('\n'),
     signal(sig) {
       if (proc.exitInfo) return;
       try {
