@@ -7,7 +7,12 @@ import path from 'node:path';
 import { aSecret, backing, tempDir } from './support/processes';
 
 interface StackLib {
-  startStack(options: { env: Record<string, string>; ports: Record<string, number>; logDir: string; healthTimeoutMs?: number }): Promise<unknown>;
+  startStack(options: {
+    env: Record<string, string>;
+    ports: Record<string, number>;
+    logDir: string;
+    healthTimeoutMs?: number;
+  }): Promise<unknown>;
   SERVICES: Array<{ name: string }>;
   GATEWAY: { name: string };
 }
