@@ -12,6 +12,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The floors, cheapest first: bare-proxy.cjs's kind and how a table names it. */
 const FLOORS = [
+  ['undici', 'node:http server + undici pool (the proposed lane)'],
   ['node', 'bare node:http proxy'],
   ['hpm', 'node:http + http-proxy-middleware alone (the lane)'],
   ['express', 'Express + http-proxy-middleware alone'],
