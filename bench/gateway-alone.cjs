@@ -6,8 +6,9 @@
 //   npx tsc -b && npm run bench:gateway-alone [-- --seconds 5] [--rounds 2] [--profile <dir>]
 //
 // - `hop`: GET /articles/not-an-id at 10 connections; the stub answers a 404 problem at once.
-//   Rounds alternate the gateway and the floors (bare node:http; node:http + http-proxy-middleware,
-//   what the gateway's lane runs on; Express + http-proxy-middleware).
+//   Rounds alternate the gateway and the floors (bench/lib/floors.cjs: undici's pool, the proposed
+//   alternative; bare node:http; node:http + http-proxy-middleware, what the gateway's lane runs
+//   on; Express + http-proxy-middleware).
 // - `slow`: POST /auth with HTTP Basic and the master key at 8 connections; the stub answers after
 //   350 ms, as a sign-in does: the gateway's CPU per request when it waits between messages.
 // CPU is the gateway's (or the floor's) own, from /proc. --profile writes the gateway's CPU
@@ -103,7 +104,11 @@ async function main() {
     };
     const gateway = async (upstream) => {
       const port = await backing.freePort();
-      const child = startProcess([path.join(ROOT, 'gateway', 'dist', 'start.js')], { ...gatewayEnv(upstream), PORT: String(port) }, path.join(dataDir, 'process.log'));
+      const child = startProcess(
+        [path.join(ROOT, 'gateway', 'dist', 'start.js')],
+        { ...gatewayEnv(upstream), PORT: String(port) },
+        path.join(dataDir, 'process.log'),
+      );
       children.push(child);
       const url = `http://${HOST}:${port}`;
       await waitForAnswer(`${url}/health`);
@@ -118,7 +123,10 @@ async function main() {
       path: '/auth',
       method: 'POST',
       connections: 8,
-      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('someone@example.test:a-password').toString('base64')}` },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Basic ${Buffer.from('someone@example.test:a-password').toString('base64')}`,
+      },
       body: JSON.stringify({ access_token: masterKey }),
     };
     console.log('| what | req/s | CPU µs per request | load |');

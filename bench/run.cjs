@@ -492,9 +492,10 @@ async function main() {
     if (part(1)) hops.push(await hop('/articles/not-an-id', 404, 10));
     if (part(1)) hops.push(await hop(`/articles/${article.id}`, 200, 20));
     if (part(1) && stack.pids.articles) {
-      // The floors: the least a Node proxy can do (http.request piped both ways, keep-alive), and
-      // the least a proxy on the gateway's libraries can do, with the lane and without it. On both
-      // paths, against the direct req/s above: the most any gateway could show on this machine.
+      // The floors (bench/lib/floors.cjs): the least a Node proxy can do (undici's pool, the
+      // proposed alternative; http.request piped both ways), and the least a proxy on the gateway's
+      // libraries can do, with the lane and without it. On both paths, against the direct req/s
+      // above: the most any gateway could show on this machine.
       for (const [kind, floorLabel] of FLOORS) {
         const floor = await startFloor(kind, stack.articles);
         cleanups.push(async () => floor.stop());
