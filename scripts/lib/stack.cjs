@@ -190,6 +190,12 @@ function spawnService({ def, port, env, logDir, onLogLine }) {
   // The child has its own copy of the descriptor.
   if (logFd !== null) fs.closeSync(logFd);
   const tailLines = [];
+  const lastLines = () =>
+    relay
+      ? tailLines
+      : readTail(logFile, 64 * 1024, TAIL_LINES)
+          .split('\n')
+          .filter(Boolean);
   const proc = {
     name: def.name,
     pid: child.pid,
@@ -199,15 +205,7 @@ function spawnService({ def, port, env, logDir, onLogLine }) {
     stopGraceMs: stopGraceMs(env),
     exitInfo: null,
     stopping: false,
-    tail: () =>
-      (relay
-        ? tailLines
-        : readTail(logFile, 64 * 1024, TAIL_LINES)
-            .split('\n')
-            .filter(Boolean)
-      )
-        .map(formatLogLine)
-        .join('\n'),
+    tail: () => lastLines().map(formatLogLine).join('\n'),
     signal(sig) {
       if (proc.exitInfo) return;
       try {
@@ -225,7 +223,7 @@ function spawnService({ def, port, env, logDir, onLogLine }) {
     logStream.write(`${line}\n`);
     tailLines.push(line);
     if (tailLines.length > TAIL_LINES) tailLines.shift();
-    if (onLogLine) onLogLine(def.name, line, stream);
+    onLogLine(def.name, line, stream);
   };
   if (relay) {
     eachLine(child.stdout, onLine('stdout'));
