@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 // The top of a V8 CPU profile (node --cpu-prof, or npm run bench -- --profile <dir>): self time
-// by function and by package, as a share of the non-idle samples.
+// by package and by function, and total time by function (with what it calls), as a share of the
+// non-idle samples.
 //
 //   node bench/profile-top.cjs <file.cpuprofile> [--top 25]
 
@@ -30,20 +31,36 @@ function packageOf(url) {
   return own ? `restgate ${own[1]}` : url;
 }
 
+function fnKeyOf(callFrame) {
+  const where = callFrame.url
+    ? `${callFrame.url.replace(/^.*\/(node_modules|gateway|shared|services)\//, '$1/')}:${callFrame.lineNumber + 1}`
+    : '';
+  return `${callFrame.functionName || '(anonymous)'} ${where}`;
+}
+
+const parentOf = new Map();
+for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+
 const fnTotals = new Map();
 const pkgTotals = new Map();
+/** Time in a function and in everything it called, each function counted once per sample. */
+const fnInclusive = new Map();
 let busy = 0;
 for (const [id, micros] of selfMicros) {
   const { callFrame } = byId.get(id);
   if (callFrame.functionName === '(idle)' || callFrame.functionName === '(program)') continue;
   busy += micros;
-  const where = callFrame.url
-    ? `${callFrame.url.replace(/^.*\/(node_modules|gateway|shared|services)\//, '$1/')}:${callFrame.lineNumber + 1}`
-    : '';
-  const fnKey = `${callFrame.functionName || '(anonymous)'} ${where}`;
+  const fnKey = fnKeyOf(callFrame);
   fnTotals.set(fnKey, (fnTotals.get(fnKey) ?? 0) + micros);
   const pkg = callFrame.url ? packageOf(callFrame.url) : callFrame.functionName;
   pkgTotals.set(pkg, (pkgTotals.get(pkg) ?? 0) + micros);
+  const onStack = new Set();
+  for (let at = id; at !== undefined; at = parentOf.get(at)) {
+    const key = fnKeyOf(byId.get(at).callFrame);
+    if (key.startsWith('(root)') || onStack.has(key)) continue;
+    onStack.add(key);
+    fnInclusive.set(key, (fnInclusive.get(key) ?? 0) + micros);
+  }
 }
 
 const pct = (micros) => `${((100 * micros) / busy).toFixed(1).padStart(5)} %`;
@@ -54,3 +71,4 @@ const print = (title, totals) => {
 process.stdout.write(`${file}: ${(busy / 1e6).toFixed(2)} s busy\n`);
 print('self time by package', pkgTotals);
 print('self time by function', fnTotals);
+print('total time by function (itself and what it calls)', fnInclusive);
