@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ObjectId } from 'mongodb';
 import { asPrincipal } from '@restgate/shared/testing';
 import { eventually } from '../../mailer/test/support/eventually';
 import { basic, expectProblem, MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';
@@ -71,5 +72,46 @@ describe('a client gone before its check', () => {
     expect((await first).status).toBe(201);
     await eventually(() => h.hasher.stats().queued === 0, { what: 'the queue to empty' });
     expect(h.hasher.stats().completed).toBe(before + 1);
+  });
+});
+
+describe('a client gone while its check runs', () => {
+  let h: IdentityHarness;
+  let server: http.Server;
+  let port: number;
+  beforeAll(async () => {
+    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '4', BCRYPT_ROUNDS: '13' });
+    server = http.createServer(h.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await h.close();
+  });
+
+  test('when the client closes the connection during its check, then the check finishes on its thread and no session is made', async () => {
+    const user = await h.aUser();
+    await eventually(() => h.hasher.stats().inFlight === 0 && h.hasher.stats().completed >= 2, { what: 'the pool to settle' });
+    const { completed, threadsStarted } = h.hasher.stats();
+    const gone = http.request({
+      port,
+      host: '127.0.0.1',
+      method: 'POST',
+      path: '/auth',
+      headers: { ...asPrincipal(MASTER, 'post', '/auth'), authorization: basic(user.email, user.password) },
+    });
+    gone.on('error', () => undefined);
+    gone.end();
+    await eventually(() => h.hasher.stats().inFlight === 1 && h.hasher.stats().queued === 0, { what: 'the check to start' });
+    gone.destroy();
+
+    await eventually(() => h.hasher.stats().inFlight === 0, { what: 'the check to end' });
+    expect(h.hasher.stats()).toMatchObject({ completed: completed + 1, threadsStarted });
+    expect(await h.db.collection('sessions').countDocuments({ userId: new ObjectId(user.id) })).toBe(0);
+    // The same thread serves the next check.
+    expect((await h.call('post', '/auth', MASTER).set('Authorization', basic(user.email, user.password))).status).toBe(201);
+    expect(h.hasher.stats().threadsStarted).toBe(threadsStarted);
+    expect(await h.db.collection('sessions').countDocuments({ userId: new ObjectId(user.id) })).toBe(1);
   });
 });

@@ -13,6 +13,11 @@ const WORKER_FILE = path.resolve(__dirname, '..', '..', 'workers', 'password.wor
  * `maxQueue`: tasks that may wait for a worker. Past it a check is refused at once with a 503 and
  * `Retry-After` instead of growing a queue whose tail would only be served after its clients gave
  * up (which also keeps every other request's latency bounded).
+ *
+ * The waiting room is kept here, not in piscina: piscina cancels a task that is already running by
+ * terminating its thread, so every client that left mid-check cost a new thread (its start, and a
+ * cold JIT for its first compares). Here a task waiting for a worker is dropped when its client
+ * goes; a running one (< 0.1 s) finishes on its thread, and its result is dropped.
  */
 export function createPasswordHasher(options: { rounds: number; workers: number; nice?: number; maxQueue?: number }): PasswordHasher {
   const pool = new Piscina({
@@ -25,27 +30,37 @@ export function createPasswordHasher(options: { rounds: number; workers: number;
     // under a sign-in flood on two cores.
     niceIncrement: options.nice ?? 0,
   });
-  // Counted here, not with piscina's maxQueue: piscina keeps tasks that carry an AbortSignal in a
-  // queue of their own, which its maxQueue does not bound.
+  let threadsStarted = 0;
+  pool.on('workerCreate', () => {
+    threadsStarted += 1;
+  });
+  const turns = new Turns(options.workers);
   const capacity = options.workers + (options.maxQueue ?? Infinity);
   let inFlight = 0;
-  // Made once, up front, so the first unknown-e-mail sign-in is not slower than the others.
-  const dummyHash: Promise<string> = pool.run({ password: randomBytes(16).toString('hex'), rounds: options.rounds }, { name: 'hash' });
-  dummyHash.catch(() => undefined);
 
   const run = async <T>(task: object, name: 'hash' | 'compare', signal?: AbortSignal): Promise<T> => {
     if (signal?.aborted) throw identityErrors.clientGone();
     if (inFlight >= capacity) throw identityErrors.hashQueueFull();
     inFlight += 1;
     try {
-      return (await pool.run(task, { name, signal })) as T;
-    } catch (err) {
-      if ((err as Error).name === 'AbortError' && signal?.aborted) throw identityErrors.clientGone();
-      throw err;
+      await turns.take(signal);
+      let result: T;
+      try {
+        result = (await pool.run(task, { name })) as T;
+      } finally {
+        turns.give();
+      }
+      // Nothing is done for a client that left while its check ran (no session, no failure).
+      if (signal?.aborted) throw identityErrors.clientGone();
+      return result;
     } finally {
       inFlight -= 1;
     }
   };
+
+  // Made once, up front, so the first unknown-e-mail sign-in is not slower than the others.
+  const dummyHash: Promise<string> = run({ password: randomBytes(16).toString('hex'), rounds: options.rounds }, 'hash');
+  dummyHash.catch(() => undefined);
 
   return {
     hash(password, signal) {
@@ -58,9 +73,47 @@ export function createPasswordHasher(options: { rounds: number; workers: number;
       const matches = await run<boolean>({ password, hash: hash ?? (await dummyHash) }, 'compare', signal);
       return comparable && hash !== null && matches;
     },
-    stats: () => ({ inFlight, queued: Math.max(0, inFlight - options.workers), completed: pool.completed }),
+    stats: () => ({ inFlight, queued: turns.waiting, completed: pool.completed, threadsStarted }),
     close: () => pool.close(),
   };
+}
+
+/** `size` turns, handed out first come, first served; a wait ends early, refused, when its signal aborts. */
+class Turns {
+  private taken = 0;
+  private readonly queue: Array<() => void> = [];
+
+  constructor(private readonly size: number) {}
+
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  take(signal?: AbortSignal): Promise<void> {
+    if (this.taken < this.size && this.queue.length === 0) {
+      this.taken += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const granted = (): void => {
+        signal?.removeEventListener('abort', gone);
+        resolve();
+      };
+      const gone = (): void => {
+        this.queue.splice(this.queue.indexOf(granted), 1);
+        reject(identityErrors.clientGone());
+      };
+      this.queue.push(granted);
+      signal?.addEventListener('abort', gone, { once: true });
+    });
+  }
+
+  /** Ends a turn: the next in line (if any) has it. */
+  give(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.taken -= 1;
+  }
 }
 
 function assertHashable(password: string): void {

@@ -1,13 +1,16 @@
 /** Hashes and compares passwords (off the event loop, in a bounded queue: `crypto/password-hasher.ts`). */
 export interface PasswordHasher {
-  /** `signal`: the request's; once aborted (the client went away), a queued hash is dropped. */
+  /**
+   * `signal`: the request's; once aborted (the client went away), a hash waiting for a worker is
+   * dropped, and a running one finishes but its result is refused (`client_closed`).
+   */
   hash(password: string, signal?: AbortSignal): Promise<string>;
   /**
    * True when `password` matches `hash`. With `hash` null (no such user) it compares against a
    * dummy hash of the same cost and answers false, so both failures take about the same time.
    */
   compare(password: string, hash: string | null, signal?: AbortSignal): Promise<boolean>;
-  /** Checks in progress (running or waiting), those waiting for a worker, and those done since start. */
-  stats(): { inFlight: number; queued: number; completed: number };
+  /** Checks in progress (running or waiting), those waiting for a worker, those done since start, and the worker threads started. */
+  stats(): { inFlight: number; queued: number; completed: number; threadsStarted: number };
   close(): Promise<void>;
 }
