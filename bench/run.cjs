@@ -210,26 +210,53 @@ async function paced(base, { path: urlPath, rate, seconds, expect = 200 }) {
   return stats(samples);
 }
 
-/**
- * GET `urlPath` every 100 ms while `running()`; latencies in ms. A monitor's rate, not a load:
- * each probe costs the process it asks ~0.5-1 ms on this VM, and at every 20 ms they took ~3 ms
- * of CPU per sign-in from the processes the flood measures.
- */
-async function probe(base, urlPath, running) {
-  const probeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const PROBE_WORKER = `
+const http = require('node:http');
+const { parentPort, workerData } = require('node:worker_threads');
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+let running = true;
+parentPort.once('message', () => { running = false; });
+const get = () => new Promise((resolve, reject) => {
+  http.get(workerData.url, { agent }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); }).on('error', reject);
+});
+(async () => {
   const samples = [];
-  try {
-    while (running()) {
-      const t = process.hrtime.bigint();
-      const res = await request(base, { path: urlPath, agent: probeAgent });
-      if (res.status !== 200) throw new Error(`${urlPath} answered ${res.status}`);
-      samples.push(Number(process.hrtime.bigint() - t) / 1e6);
-      await sleep(100);
-    }
-  } finally {
-    probeAgent.destroy();
+  while (running) {
+    const t = process.hrtime.bigint();
+    const status = await get();
+    if (status !== 200) throw new Error(workerData.url + ' answered ' + status);
+    samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+    await new Promise((resolve) => setTimeout(resolve, workerData.everyMs));
   }
-  return stats(samples);
+  agent.destroy();
+  parentPort.postMessage(samples);
+})().catch((err) => process.nextTick(() => { throw err; }));
+`;
+
+/**
+ * GET `urlPath` every 100 ms until `stop()`, which gives the latencies in ms. A monitor's rate,
+ * not a load: each probe costs the process it asks ~0.5-1 ms on this VM, and at every 20 ms they
+ * took ~3 ms of CPU per sign-in from the processes the flood measures. It runs on a thread of its
+ * own: on this process's event loop, autocannon's and the garbage collector's pauses were timed
+ * as the services' (the same 30-43 ms maximum at identity and at the gateway in one flood).
+ */
+function probe(base, urlPath) {
+  const worker = new Worker(PROBE_WORKER, { eval: true, workerData: { url: new URL(urlPath, base).href, everyMs: 100 } });
+  const samples = new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the ${urlPath} probe stopped (exit code ${code})`)));
+  });
+  return {
+    async stop() {
+      worker.postMessage('stop');
+      try {
+        return stats(await samples);
+      } finally {
+        await worker.terminate();
+      }
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -540,23 +567,20 @@ async function main() {
       // Warm-up: a fresh process's first seconds of sign-ins cost more (the JIT compiles as they
       // run; successive floods on one stack cost identity 4.7, 3.5, 3.1, 3.1 ms per sign-in).
       await cannon(stack.gateway, { ...signInRequest, connections: 8, seconds: WARM_UP_SECONDS });
-      let flooding = true;
-      const identityHealth = probe(stack.identity, '/health', () => flooding);
-      const gatewayHealth = probe(stack.gateway, '/health', () => flooding);
+      const identityHealth = probe(stack.identity, '/health');
+      const gatewayHealth = probe(stack.gateway, '/health');
       // Where a sign-in's CPU goes (its compare runs in identity's hashing threads): what is not
       // bcrypt is what keeps sign-ins/s below the raw capacity.
       const backing = ['ferretdb', 'postgres', 'redis-server'];
       const backingBefore = cpuByName(backing);
       const identityBefore = stack.pids.identity ? cpuByThread(stack.pids.identity) : null;
       const measured = await withCpu([stack.pids.gateway, stack.pids.identity], () =>
-        cannon(stack.gateway, { ...signInRequest, connections: 8, seconds }).finally(() => {
-          flooding = false;
-        }),
+        cannon(stack.gateway, { ...signInRequest, connections: 8, seconds }),
       );
       const backingAfter = cpuByName(backing);
       const identityAfter = identityBefore ? cpuByThread(stack.pids.identity) : null;
       const flood = measured.result;
-      const [ih, gh] = await Promise.all([identityHealth, gatewayHealth]);
+      const [ih, gh] = await Promise.all([identityHealth.stop(), gatewayHealth.stop()]);
       row('2 sign-in', 'POST /auth (8 conn.) sign-ins/s, p50/p99 ms', `${f1(flood.rps)}`, `${f1(flood.p50)} / ${f1(flood.p99)}`);
       row('2 sign-in', 'sign-ins/s / raw capacity', `**${(flood.rps / raw.perSecond).toFixed(2)}×**`, `load ${await loadAverage()}`);
       if (identityBefore && identityAfter && flood.requests > 0) {
