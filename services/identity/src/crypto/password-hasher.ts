@@ -17,7 +17,8 @@ const WORKER_FILE = path.resolve(__dirname, '..', '..', 'workers', 'password.wor
  * The waiting room is kept here, not in piscina: piscina cancels a task that is already running by
  * terminating its thread, so every client that left mid-check cost a new thread (its start, and a
  * cold JIT for its first compares). Here a task waiting for a worker is dropped when its client
- * goes; a running one (< 0.1 s) finishes on its thread, and its result is dropped.
+ * goes; a running one (one compare, ~75 ms at the default cost) finishes on its thread, and its
+ * result is dropped.
  */
 export function createPasswordHasher(options: { rounds: number; workers: number; nice?: number; maxQueue?: number }): PasswordHasher {
   const pool = new Piscina({
@@ -100,7 +101,8 @@ class Turns {
         resolve();
       };
       const gone = (): void => {
-        this.queue.splice(this.queue.indexOf(granted), 1);
+        const at = this.queue.indexOf(granted);
+        if (at !== -1) this.queue.splice(at, 1);
         reject(identityErrors.clientGone());
       };
       this.queue.push(granted);
