@@ -210,29 +210,6 @@ async function paced(base, { path: urlPath, rate, seconds, expect = 200 }) {
   return stats(samples);
 }
 
-const PROBE_WORKER = `
-const http = require('node:http');
-const { parentPort, workerData } = require('node:worker_threads');
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-let running = true;
-parentPort.once('message', () => { running = false; });
-const get = () => new Promise((resolve, reject) => {
-  http.get(workerData.url, { agent }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); }).on('error', reject);
-});
-(async () => {
-  const samples = [];
-  while (running) {
-    const t = process.hrtime.bigint();
-    const status = await get();
-    if (status !== 200) throw new Error(workerData.url + ' answered ' + status);
-    samples.push(Number(process.hrtime.bigint() - t) / 1e6);
-    await new Promise((resolve) => setTimeout(resolve, workerData.everyMs));
-  }
-  agent.destroy();
-  parentPort.postMessage(samples);
-})().catch((err) => process.nextTick(() => { throw err; }));
-`;
-
 /**
  * GET `urlPath` every 100 ms until `stop()`, which gives the latencies in ms. A monitor's rate,
  * not a load: each probe costs the process it asks ~0.5-1 ms on this VM, and at every 20 ms they
@@ -241,7 +218,9 @@ const get = () => new Promise((resolve, reject) => {
  * as the services' (the same 30-43 ms maximum at identity and at the gateway in one flood).
  */
 function probe(base, urlPath) {
-  const worker = new Worker(PROBE_WORKER, { eval: true, workerData: { url: new URL(urlPath, base).href, everyMs: 100 } });
+  const worker = new Worker(path.join(__dirname, 'lib', 'probe-worker.cjs'), {
+    workerData: { port: Number(new URL(base).port), path: urlPath, everyMs: 100 },
+  });
   const samples = new Promise((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
