@@ -77,6 +77,21 @@ function proxyTarget(url: string): { protocol: string; host: string; hostname: s
   return { protocol: parsed.protocol, host: parsed.host, hostname, port: parsed.port, path: parsed.pathname + parsed.search };
 }
 
+/**
+ * Ends the request to the service when its client leaves before the answer is complete, as
+ * nginx does by default. http-proxy does so only for a client that leaves while still sending
+ * its body (`aborted`); one that leaves while the service works had the service finish for
+ * nobody: a sign-in's whole password check (its client-gone signal never fired) and a session
+ * no one receives. http-proxy reports the reset as `econnreset`, not as an upstream failure.
+ */
+function endWithClient(proxyReq: http.ClientRequest, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const end = () => {
+    if (!res.writableFinished) proxyReq.destroy();
+  };
+  if (req.socket.destroyed) end();
+  else res.once('close', end);
+}
+
 /** Sends the request to one upstream and its answer back (http-proxy-middleware, on node:http objects). */
 export type Proxy = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 
@@ -105,8 +120,9 @@ export function createUpstreamProxies(config: GatewayConfig, urls: UpstreamUrls,
       ejectPlugins: true,
       plugins: [...DEFAULT_PLUGINS_KEPT, sendForwardBody],
       on: {
-        proxyReq: (proxyReq, req) => {
+        proxyReq: (proxyReq, req, res) => {
           proxyReq.once('timeout', () => timedOut.add(req));
+          endWithClient(proxyReq, req, res);
         },
         // The upstream's Connection and Keep-Alive describe the gateway's pooled socket, not the
         // client's: a client that sent `Connection: close` gets it back, and the socket closes.

@@ -219,3 +219,81 @@ describe('keep-alive pools', () => {
     }
   });
 });
+
+describe('the wire', () => {
+  /** The gateway on a real port: these tests need a client that supertest cannot be. */
+  async function listening(app: http.RequestListener): Promise<{ port: number; close: () => Promise<void> }> {
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      port: (server.address() as AddressInfo).port,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+  }
+
+  test('when the client leaves before the service answers, then the request to the service is ended too', async () => {
+    let serviceSawClose: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (serviceSawClose = resolve));
+    const slow = await startUpstream((_received, res) => res.once('close', () => serviceSawClose()));
+    const slowGateway = startGateway({ IDENTITY_URL: identity.url, ARTICLES_URL: slow.url });
+    const server = await listening(slowGateway.app);
+    try {
+      const req = http.request({ port: server.port, host: '127.0.0.1', path: `/articles/${anObjectId()}` });
+      req.on('error', () => undefined);
+      req.end();
+      for (let i = 0; i < 100 && slow.received.length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+      expect(slow.received).toHaveLength(1);
+
+      req.destroy();
+
+      // Without the abort, the service's answer would stay open until the gateway's timeout (30 s).
+      await expect(Promise.race([closed.then(() => 'closed'), new Promise((r) => setTimeout(() => r('still open'), 2_000))])).resolves.toBe(
+        'closed',
+      );
+    } finally {
+      await server.close();
+      slowGateway.close();
+      await slow.close();
+    }
+  });
+
+  test('when the client leaves while the answer streams, then the answer from the service is ended too and the gateway serves on', async () => {
+    let serviceSawClose: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (serviceSawClose = resolve));
+    const streaming = await startUpstream((_received, res) => {
+      res.once('close', () => serviceSawClose());
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"items":[');
+    });
+    const streamingGateway = startGateway({ IDENTITY_URL: identity.url, ARTICLES_URL: streaming.url });
+    const server = await listening(streamingGateway.app);
+    try {
+      const started = new Promise<http.ClientRequest>((resolve, reject) => {
+        const req = http.request({ port: server.port, host: '127.0.0.1', path: `/articles/${anObjectId()}` }, (res) => {
+          res.once('data', () => resolve(req));
+          res.on('error', () => undefined);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      const req = await started;
+
+      req.on('error', () => undefined);
+      req.destroy();
+
+      await expect(Promise.race([closed.then(() => 'closed'), new Promise((r) => setTimeout(() => r('still open'), 2_000))])).resolves.toBe(
+        'closed',
+      );
+      const next = await request(streamingGateway.app).post('/users').type('form').send({ access_token: TEST_MASTER_KEY });
+      expect(next.status).toBe(200);
+    } finally {
+      await server.close();
+      streamingGateway.close();
+      await streaming.close();
+    }
+  });
+});
