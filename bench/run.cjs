@@ -129,6 +129,56 @@ async function cannon(base, { path: urlPath, method = 'GET', headers, body, conn
 }
 
 /**
+ * One autocannon flood, measured in a window of `seconds` after `warmUp` seconds of it: the
+ * answers inside the window (req/s, p50/p99 in ms) and what `atStart` and `atEnd` return as it
+ * opens and closes. Nothing starts or stops at either edge, so the work in flight as the window
+ * opens (a compare already running, a request half way) equals, on average, the work in flight as
+ * it closes. Two floods, one to warm up and one to measure, had the first one's abandoned compares
+ * run into the second's window and the second one's pipeline fill inside it: at a few hundred ms
+ * per sign-in, several per cent of a 5 s window.
+ */
+async function steadyFlood(base, { path: urlPath, method = 'GET', headers, body, connections, warmUp, seconds, expect = 200 }, hooks) {
+  const autocannon = require('autocannon');
+  const ownHeaders = Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => name !== 'content-length'));
+  const latencies = [];
+  const unexpected = {};
+  let open = false;
+  let started;
+  let ended;
+  const instance = autocannon({
+    url: new URL(urlPath, base).href,
+    method,
+    headers: ownHeaders,
+    body,
+    connections,
+    // Past the window's end, so that it is not the flood's end; stopped there.
+    duration: warmUp + seconds + 1,
+  });
+  const done = new Promise((resolve) => instance.once('done', resolve));
+  instance.on('response', (client, status, bytes, ms) => {
+    if (status !== expect) unexpected[status] = (unexpected[status] ?? 0) + 1;
+    else if (open) latencies.push(ms);
+  });
+  try {
+    await sleep(warmUp * 1000);
+    started = { at: performance.now(), hooked: hooks.atStart() };
+    open = true;
+    await sleep(seconds * 1000);
+    open = false;
+    ended = { at: performance.now(), hooked: hooks.atEnd() };
+  } finally {
+    instance.stop();
+    await done;
+  }
+  // Fail loudly rather than measure errors: a 429 or 500 here would make any number meaningless.
+  if (Object.keys(unexpected).length > 0)
+    throw new Error(`${method} ${urlPath}: expected ${expect}, also got ${JSON.stringify(unexpected)}`);
+  const { p50, p99 } = stats(latencies);
+  const windowSeconds = (ended.at - started.at) / 1000;
+  return { rps: latencies.length / windowSeconds, p50, p99, requests: latencies.length, atStart: started.hooked, atEnd: ended.hooked };
+}
+
+/**
  * A process's CPU in microseconds, split by thread: `main` (the event loop), `niced` (threads
  * running at a nice above 0: identity's hashing workers, at HASH_WORKER_NICE) and `total` (the
  * process, exited threads included). What is left, total − main − niced, is the helper threads:
@@ -246,15 +296,17 @@ const { parentPort, workerData } = require('node:worker_threads');
 const bcrypt = require(workerData.bcryptPath);
 const hash = bcrypt.hashSync('bench-password-123', workerData.rounds);
 let n = 0;
-const end = Date.now() + workerData.ms;
-while (Date.now() < end) { bcrypt.compareSync('bench-password-123', hash); n += 1; }
-parentPort.postMessage(n);
+const start = performance.now();
+let last = start;
+while (last - start < workerData.ms) { bcrypt.compareSync('bench-password-123', hash); n += 1; last = performance.now(); }
+parentPort.postMessage(n / ((last - start) / 1000));
 `;
 
 async function rawBcryptCapacity(seconds, rounds) {
   const bcryptPath = require.resolve('bcryptjs', { paths: [path.join(ROOT, 'services', 'identity')] });
   const threads = os.availableParallelism();
-  const counts = await Promise.all(
+  // Each thread's rate is its compares over the time they took: none is cut off by the clock.
+  const rates = await Promise.all(
     Array.from(
       { length: threads },
       () =>
@@ -265,7 +317,7 @@ async function rawBcryptCapacity(seconds, rounds) {
         }),
     ),
   );
-  return { threads, perSecond: counts.reduce((a, b) => a + b, 0) / seconds };
+  return { threads, perSecond: rates.reduce((a, b) => a + b, 0) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -553,38 +605,47 @@ async function main() {
     if (part(2)) {
       const raw = await rawBcryptCapacity(seconds, 10);
       row('2 sign-in', `raw bcryptjs cost 10, ${raw.threads} threads`, `${f1(raw.perSecond)} compares/s`, `load ${await loadAverage()}`);
-      // Warm-up: a fresh process's first seconds of sign-ins cost more (the JIT compiles as they
-      // run; successive floods on one stack cost identity 4.7, 3.5, 3.1, 3.1 ms per sign-in).
-      await cannon(stack.gateway, { ...signInRequest, connections: 8, seconds: WARM_UP_SECONDS });
+      // One flood, warmed up before its window opens: a fresh process's first seconds of sign-ins
+      // cost more (the JIT compiles as they run; successive floods on one stack cost identity
+      // 4.7, 3.5, 3.1, 3.1 ms per sign-in). The probes run through all of it.
       const identityHealth = probe(stack.identity, '/health');
       const gatewayHealth = probe(stack.gateway, '/health');
       // Where a sign-in's CPU goes (its compare runs in identity's hashing threads): what is not
       // bcrypt is what keeps sign-ins/s below the raw capacity.
       const backing = ['ferretdb', 'postgres', 'redis-server'];
-      const backingBefore = cpuByName(backing);
-      const identityBefore = stack.pids.identity ? cpuByThread(stack.pids.identity) : null;
-      const measured = await withCpu([stack.pids.gateway, stack.pids.identity], () =>
-        cannon(stack.gateway, { ...signInRequest, connections: 8, seconds }),
-      );
-      const backingAfter = cpuByName(backing);
-      const identityAfter = identityBefore ? cpuByThread(stack.pids.identity) : null;
-      const flood = measured.result;
-      const [ih, gh] = await Promise.all([identityHealth.stop(), gatewayHealth.stop()]);
+      const snapshot = () => ({
+        gateway: cpuMicros(stack.pids.gateway),
+        identity: stack.pids.identity ? cpuByThread(stack.pids.identity) : null,
+        backing: cpuByName(backing),
+      });
+      let flood;
+      let ih;
+      let gh;
+      try {
+        flood = await steadyFlood(
+          stack.gateway,
+          { ...signInRequest, connections: 8, warmUp: WARM_UP_SECONDS, seconds },
+          { atStart: snapshot, atEnd: snapshot },
+        );
+      } finally {
+        [ih, gh] = await Promise.all([identityHealth.stop(), gatewayHealth.stop()]);
+      }
+      const [before, after] = [flood.atStart, flood.atEnd];
       row('2 sign-in', 'POST /auth (8 conn.) sign-ins/s, p50/p99 ms', `${f1(flood.rps)}`, `${f1(flood.p50)} / ${f1(flood.p99)}`);
       row('2 sign-in', 'sign-ins/s / raw capacity', `**${(flood.rps / raw.perSecond).toFixed(2)}×**`, `load ${await loadAverage()}`);
-      if (identityBefore && identityAfter && flood.requests > 0) {
+      if (before.identity && after.identity && flood.requests > 0) {
         const perSignIn = (micros) => f1(micros / flood.requests / 1000);
         // The hashing threads are told apart by their nice; with HASH_WORKER_NICE=0 they can't
         // be, and count with the helpers.
-        const loop = identityAfter.main - identityBefore.main;
-        const hashing = identityAfter.niced - identityBefore.niced;
-        const helpers = identityAfter.total - identityBefore.total - loop - hashing;
+        const loop = after.identity.main - before.identity.main;
+        const hashing = after.identity.niced - before.identity.niced;
+        const helpers = after.identity.total - before.identity.total - loop - hashing;
         row(
           '2 sign-in',
           'CPU ms per sign-in: one raw compare; identity event loop; its hashing threads; its helper threads (GC, JIT, libuv); gateway; ' +
             backing.join(', '),
-          `${f1((1000 * raw.threads) / raw.perSecond)}; ${perSignIn(loop)}; ${perSignIn(hashing)}; ${perSignIn(helpers)}; ${perSignIn(measured.used[0])}; ${backing
-            .map((n) => perSignIn(backingAfter[n] - backingBefore[n]))
+          `${f1((1000 * raw.threads) / raw.perSecond)}; ${perSignIn(loop)}; ${perSignIn(hashing)}; ${perSignIn(helpers)}; ${perSignIn(after.gateway - before.gateway)}; ${backing
+            .map((n) => perSignIn(after.backing[n] - before.backing[n]))
             .join('; ')}`,
         );
       }
