@@ -1,5 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import request from 'supertest';
 import { signPrincipal } from '@restgate/shared';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
@@ -239,7 +241,14 @@ describe('the wire', () => {
     let serviceSawClose: () => void = () => undefined;
     const closed = new Promise<void>((resolve) => (serviceSawClose = resolve));
     const slow = await startUpstream((_received, res) => res.once('close', () => serviceSawClose()));
-    const slowGateway = startGateway({ IDENTITY_URL: identity.url, ARTICLES_URL: slow.url });
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const slowGateway = startGateway({ IDENTITY_URL: identity.url, ARTICLES_URL: slow.url }, pino(sink));
     const server = await listening(slowGateway.app);
     try {
       const req = http.request({ port: server.port, host: '127.0.0.1', path: `/articles/${anObjectId()}` });
@@ -254,6 +263,10 @@ describe('the wire', () => {
       await expect(Promise.race([closed.then(() => 'closed'), new Promise((r) => setTimeout(() => r('still open'), 2_000))])).resolves.toBe(
         'closed',
       );
+      // Not an upstream failure: the access line says the client left, and nothing else is logged.
+      for (let i = 0; i < 50 && !lines.some((l) => l.aborted); i += 1) await new Promise((r) => setTimeout(r, 20));
+      expect(lines.filter((l) => l.aborted)).toHaveLength(1);
+      expect(lines.filter((l) => Number(l.level) >= 40)).toEqual([]);
     } finally {
       await server.close();
       slowGateway.close();
