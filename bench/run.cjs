@@ -168,11 +168,12 @@ async function steadyFlood(base, { path: urlPath, method = 'GET', headers, body,
     ended = { at: performance.now(), hooked: hooks.atEnd() };
   } finally {
     instance.stop();
-    await done;
   }
+  const result = await done;
   // Fail loudly rather than measure errors: a 429 or 500 here would make any number meaningless.
-  if (Object.keys(unexpected).length > 0)
-    throw new Error(`${method} ${urlPath}: expected ${expect}, also got ${JSON.stringify(unexpected)}`);
+  if (Object.keys(unexpected).length > 0 || result.errors > result.timeouts) {
+    throw new Error(`${method} ${urlPath}: expected ${expect}, also got ${JSON.stringify(unexpected)} (errors ${result.errors})`);
+  }
   const { p50, p99 } = stats(latencies);
   const windowSeconds = (ended.at - started.at) / 1000;
   return { rps: latencies.length / windowSeconds, p50, p99, requests: latencies.length, atStart: started.hooked, atEnd: ended.hooked };
