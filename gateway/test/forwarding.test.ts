@@ -1,10 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import request from 'supertest';
 import { signPrincipal } from '@restgate/shared';
-import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
+import { capturingLogger, TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 import { startGateway, type TestGateway } from './support/gateway';
 import { aUserToken, anObjectId, TEST_MASTER_KEY } from './support/tokens';
 import { principalOf, startUpstream, type TestUpstream } from './support/upstream';
@@ -23,6 +21,20 @@ afterAll(async () => {
   gateway.close();
   await Promise.all([identity.close(), articles.close()]);
 });
+
+/** The gateway on a real port, for tests that need a client supertest cannot be. */
+async function listening(app: http.RequestListener): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 describe('form bodies', () => {
   test('when a form body holds access_token, then it is removed and every other pair arrives byte for byte', async () => {
@@ -96,10 +108,9 @@ describe('JSON bodies', () => {
   });
 
   test('when the body is sent chunked, then the service gets it with a Content-Length', async () => {
-    const gatewayServer = gateway.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => gatewayServer.once('listening', resolve));
+    const server = await listening(gateway.app);
     try {
-      const { port } = gatewayServer.address() as AddressInfo;
+      const { port } = server;
       const status = await new Promise<number>((resolve, reject) => {
         const req = http.request(
           { port, host: '127.0.0.1', method: 'POST', path: '/users', headers: { 'content-type': 'application/json' } },
@@ -119,8 +130,7 @@ describe('JSON bodies', () => {
       expect(received.headers['content-length']).toBe(String('{"email":"c@example.test"}'.length));
       expect(JSON.parse(received.body.toString())).toEqual({ email: 'c@example.test' });
     } finally {
-      gatewayServer.closeAllConnections();
-      gatewayServer.close();
+      await server.close();
     }
   });
 });
@@ -223,32 +233,12 @@ describe('keep-alive pools', () => {
 });
 
 describe('the wire', () => {
-  /** The gateway on a real port: these tests need a client that supertest cannot be. */
-  async function listening(app: http.RequestListener): Promise<{ port: number; close: () => Promise<void> }> {
-    const server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return {
-      port: (server.address() as AddressInfo).port,
-      close: () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    };
-  }
-
   test('when the client leaves before the service answers, then the request to the service is ended too', async () => {
     let serviceSawClose: () => void = () => undefined;
     const closed = new Promise<void>((resolve) => (serviceSawClose = resolve));
     const slow = await startUpstream((_received, res) => res.once('close', () => serviceSawClose()));
-    const lines: Array<Record<string, unknown>> = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-        done();
-      },
-    });
-    const slowGateway = startGateway({ IDENTITY_URL: identity.url, ARTICLES_URL: slow.url }, pino(sink));
+    const { logger, lines } = capturingLogger();
+    const slowGateway = startGateway({ IDENTITY_URL: identity.url, ARTICLES_URL: slow.url }, logger);
     const server = await listening(slowGateway.app);
     try {
       const req = http.request({ port: server.port, host: '127.0.0.1', path: `/articles/${anObjectId()}` });
@@ -264,9 +254,9 @@ describe('the wire', () => {
         'closed',
       );
       // Not an upstream failure: the access line says the client left, and nothing else is logged.
-      for (let i = 0; i < 50 && !lines.some((l) => l.aborted); i += 1) await new Promise((r) => setTimeout(r, 20));
-      expect(lines.filter((l) => l.aborted)).toHaveLength(1);
-      expect(lines.filter((l) => Number(l.level) >= 40)).toEqual([]);
+      for (let i = 0; i < 50 && !lines().some((l) => l.aborted); i += 1) await new Promise((r) => setTimeout(r, 20));
+      expect(lines().filter((l) => l.aborted)).toHaveLength(1);
+      expect(lines().filter((l) => Number(l.level) >= 40)).toEqual([]);
     } finally {
       await server.close();
       slowGateway.close();

@@ -1,7 +1,7 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import request from 'supertest';
 import { createHttpApp, createMetrics, errors, labelRoute, type Lane } from '@restgate/shared';
-import { capturingLogger } from './support/log-capture';
+import { capturingLogger } from '@restgate/shared/testing';
 
 /**
  * A lane serves the requests it claims outside Express (the gateway's proxied routes): these

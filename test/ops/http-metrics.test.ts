@@ -2,8 +2,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import request from 'supertest';
 import { createHttpApp, createLogger, createMetrics, defineRoute, errors, type Metrics, type MetricsAccess } from '@restgate/shared';
-import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
-import { capturingLogger } from './support/log-capture';
+import { capturingLogger, TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 
 const silent = createLogger({ name: 'ops-test', level: 'silent' });
 

@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import { simpleParser } from 'mailparser';
-import pino from 'pino';
-import { Writable } from 'node:stream';
+import { capturingLogger } from '@restgate/shared/testing';
 import { aPasswordResetMessage } from './support/builders';
 import { eventually } from './support/eventually';
 import { aMailerEnv, ROUTING_KEY, type MailerEnv } from './support/harness';
@@ -56,15 +55,9 @@ describe('mail.password-reset message without an SMTP server (outbox folder)', (
 
   test('when a mail is written to the outbox, then one info line names the recipient, the subject and the link, decoded', async () => {
     // Arrange
-    const lines: Array<Record<string, unknown>> = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
+    const { logger, lines } = capturingLogger();
     env = await aMailerEnv({ SMTP_URL: '' });
-    await env.startMailer({}, pino({ level: 'info' }, sink));
+    await env.startMailer({}, logger);
     // Long enough that quoted-printable breaks it across lines in the .eml.
     const link = `http://127.0.0.1:9000/password-resets/${'t'.repeat(43)}-${'u'.repeat(40)}`;
     const message = aPasswordResetMessage({ link });
@@ -73,7 +66,7 @@ describe('mail.password-reset message without an SMTP server (outbox folder)', (
     await env.publisher.publish(env.topology.exchange, ROUTING_KEY, message);
 
     // Assert
-    const line = await eventually(async () => lines.find((l) => typeof l.location === 'string') ?? null, { what: 'the outbox log line' });
+    const line = await eventually(async () => lines().find((l) => typeof l.location === 'string') ?? null, { what: 'the outbox log line' });
     expect(line).toMatchObject({
       level: 30,
       requestId: message.requestId,

@@ -33,3 +33,5 @@ export function uniqueDbName(service: string): string {
 }
 
 export { findOperation, responseMatches, validateOpenApiDocument } from './openapi-check';
+
+export { capturingLogger } from './log-capture';
