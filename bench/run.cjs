@@ -104,19 +104,17 @@ function stats(samples) {
   return { n: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1] ?? NaN };
 }
 
+/** autocannon's options for one load on `base`. */
+function loadOptions(base, { path: urlPath, method = 'GET', headers, body, connections }) {
+  // autocannon sets Content-Length itself; a second one would be a malformed request.
+  const ownHeaders = Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => name !== 'content-length'));
+  return { url: new URL(urlPath, base).href, method, headers: ownHeaders, body, connections };
+}
+
 /** autocannon for `seconds`; returns req/s of the expected status, p50/p99 in ms, and the others. */
 async function cannon(base, { path: urlPath, method = 'GET', headers, body, connections = 10, seconds, expect = 200 }) {
   const autocannon = require('autocannon');
-  // autocannon sets Content-Length itself; a second one would be a malformed request.
-  const ownHeaders = Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => name !== 'content-length'));
-  const result = await autocannon({
-    url: new URL(urlPath, base).href,
-    method,
-    headers: ownHeaders,
-    body,
-    connections,
-    duration: seconds,
-  });
+  const result = await autocannon({ ...loadOptions(base, { path: urlPath, method, headers, body, connections }), duration: seconds });
   const good = result.statusCodeStats?.[String(expect)]?.count ?? 0;
   // Fail loudly rather than measure errors: a 429 or 500 here would make any number meaningless.
   const unexpected = Object.entries(result.statusCodeStats ?? {}).filter(([status]) => status !== String(expect));
@@ -139,18 +137,13 @@ async function cannon(base, { path: urlPath, method = 'GET', headers, body, conn
  */
 async function steadyFlood(base, { path: urlPath, method = 'GET', headers, body, connections, warmUp, seconds, expect = 200 }, hooks) {
   const autocannon = require('autocannon');
-  const ownHeaders = Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => name !== 'content-length'));
   const latencies = [];
   const unexpected = {};
   let open = false;
   let started;
   let ended;
   const instance = autocannon({
-    url: new URL(urlPath, base).href,
-    method,
-    headers: ownHeaders,
-    body,
-    connections,
+    ...loadOptions(base, { path: urlPath, method, headers, body, connections }),
     // Past the window's end, so that it is not the flood's end; stopped there.
     duration: warmUp + seconds + 1,
   });
