@@ -68,7 +68,7 @@ async function main() {
   const concurrency = option('concurrency', 8, 64);
   if (!fs.existsSync(START_JS)) throw new Error(`${path.relative(ROOT, START_JS)} is missing: run \`npx tsc -b\` first`);
   const { signPrincipal } = require('@restgate/shared');
-  const { ensureMongo, ensureRedis, freePort } = require('../scripts/lib/backing.cjs');
+  const { ensureMongo, ensureRedis, freePort, provisionBacking } = require('../scripts/lib/backing.cjs');
   const { MongoClient } = require('mongodb');
 
   const cleanups = [];
@@ -80,6 +80,7 @@ async function main() {
   try {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-bench-'));
     cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    await provisionBacking({ log, rabbit: false });
     const mongo = await ensureMongo({ dataDir, log });
     cleanups.push(() => mongo.stop());
     // Identity keeps its back-off and session revocations in Redis.

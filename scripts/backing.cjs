@@ -9,7 +9,7 @@
 // until SIGINT or SIGTERM, then stops whatever it started. Progress goes to stderr.
 
 const path = require('node:path');
-const { ensureMongo, ensureRabbit, ensureRedis, makePrivate } = require('./lib/backing.cjs');
+const { ensureMongo, ensureRabbit, ensureRedis, makePrivate, provisionBacking } = require('./lib/backing.cjs');
 
 const log = (msg) => process.stderr.write(`[backing] ${msg}\n`);
 
@@ -35,7 +35,13 @@ async function up() {
   const keepAlive = setInterval(() => {}, 1 << 30);
 
   makePrivate(dataDir);
-  const results = await Promise.allSettled([ensureMongo({ dataDir, log }), ensureRabbit({ dataDir, log }), ensureRedis({ dataDir, log })]);
+  const provisioned = await provisionBacking({ log }).then(
+    () => null,
+    (err) => err,
+  );
+  const results = provisioned
+    ? [{ status: 'rejected', reason: provisioned }]
+    : await Promise.allSettled([ensureMongo({ dataDir, log }), ensureRabbit({ dataDir, log }), ensureRedis({ dataDir, log })]);
   const started = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
   const failures = results.filter((r) => r.status === 'rejected').map((r) => r.reason);
 

@@ -48,11 +48,12 @@ async function fetchComplete(baseUrl) {
 
 /** Starts backing services and the stack; returns the gateway URL and a stop function. */
 async function startOwnStack(cleanups) {
-  const { ensureMongo, ensureRabbit, freePort } = require('./lib/backing.cjs');
+  const { ensureMongo, ensureRabbit, freePort, provisionBacking } = require('./lib/backing.cjs');
   const { startStack, SERVICES, GATEWAY } = require('./lib/stack.cjs');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-docs-'));
   cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const quiet = (msg) => log(msg);
+  await provisionBacking({ log: quiet, redis: false });
   const mongo = await ensureMongo({ dataDir, log: quiet });
   cleanups.push(() => mongo.stop());
   const rabbit = await ensureRabbit({ dataDir, log: quiet });

@@ -55,7 +55,7 @@ async function main() {
 
     // Required only now: the backing and stack modules are plain Node too, but the install must
     // come first so that a broken checkout fails there with npm's own message.
-    const { ensureMongo, ensureRabbit, ensureRedis, makePrivate } = require('./lib/backing.cjs');
+    const { ensureMongo, ensureRabbit, ensureRedis, makePrivate, provisionBacking } = require('./lib/backing.cjs');
     const { startStack, portsFromEnv, parseLine, levelOf, formatLogLine } = require('./lib/stack.cjs');
 
     envFile = ensureEnvFile(ROOT_DIR);
@@ -67,6 +67,9 @@ async function main() {
     for (const key of ['MONGODB_URL', 'AMQP_URL', 'REDIS_URL']) if (env[key]) process.env[key] = env[key];
 
     makePrivate(DATA_DIR);
+    // Whatever the three servers need from Debian, in one install, before they start side by side.
+    await provisionBacking({ log });
+    if (signalled) return 0;
     const backing = await Promise.allSettled([
       ensureMongo({ dataDir: DATA_DIR, log }),
       ensureRabbit({ dataDir: DATA_DIR, log }),

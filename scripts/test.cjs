@@ -4,16 +4,32 @@
 // project (unit, integration, contract; jest's global setup provides MongoDB and RabbitMQ).
 // Stops at the first failing step with its exit code. Node built-ins only (runs before install).
 
-const { ensureChromium, ensureInstalled, runBin, StepError } = require('./lib/install.cjs');
+const fs = require('node:fs');
+const { CHROMIUM_PATH, ensureInstalled, runBin, StepError } = require('./lib/install.cjs');
+const { provisionBacking } = require('./lib/backing.cjs');
 
 const STEPS = [
   { title: 'install', run: () => ensureInstalled({ build: false, log }).then(() => 0) },
-  { title: 'browser for the docs-page test: chromium', run: () => ensureChromium({ log }) },
+  { title: 'system packages: PostgreSQL, RabbitMQ, Redis, Chromium (installed when missing)', run: provisionSystem },
   { title: 'lint: eslint .', run: () => runBin('eslint', ['.']) },
   { title: 'build: tsc -b', run: () => runBin('tsc', ['-b']) },
   { title: 'type-check: tsc -p tsconfig.check.json', run: () => runBin('tsc', ['-p', 'tsconfig.check.json']) },
   { title: 'tests: jest --ci', run: () => runBin('jest', ['--ci']) },
 ];
+
+// One apt-get step for the browser the docs-page tests drive and the servers jest's global setup
+// starts (which then finds them installed).
+async function provisionSystem() {
+  try {
+    await provisionBacking({ log, extra: fs.existsSync(CHROMIUM_PATH) ? [] : ['chromium'] });
+  } catch (err) {
+    log(`error: ${err.message}`);
+    return 1;
+  }
+  if (fs.existsSync(CHROMIUM_PATH)) return 0;
+  log(`${CHROMIUM_PATH} is missing: install Debian's chromium package (apt-get install chromium), as root`);
+  return 1;
+}
 
 function log(msg) {
   process.stderr.write(`[restgate] ${msg}\n`);

@@ -14,6 +14,7 @@ async function startBenchStack({ cleanups, log, env = {}, serviceEnv = {} }) {
   const stackLib = require('../../scripts/lib/stack.cjs');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-bench-'));
   cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  await backing.provisionBacking({ log });
   const [mongo, rabbit, redis] = await Promise.all([
     backing.ensureMongo({ dataDir, log }),
     backing.ensureRabbit({ dataDir, log }),
@@ -51,7 +52,9 @@ async function startBenchStack({ cleanups, log, env = {}, serviceEnv = {} }) {
     },
     ports,
     logDir: path.join(dataDir, 'logs'),
-    serviceEnv: Object.fromEntries([...names].map((name) => [name, { ...(dbNames[name] && { MONGODB_DB: dbNames[name] }), ...serviceEnv[name] }])),
+    serviceEnv: Object.fromEntries(
+      [...names].map((name) => [name, { ...(dbNames[name] && { MONGODB_DB: dbNames[name] }), ...serviceEnv[name] }]),
+    ),
     log,
   });
   cleanups.push(() => stack.stop());

@@ -5,6 +5,8 @@
 #                         the stand-in images are made of (no engine needed)
 #   provision.sh images   the stand-in images, in the running engine (tagged restgate-standin/*,
 #                         so that no image a user pulled is ever replaced)
+#   provision.sh fresh-rootfs, fresh-image
+#                         the pristine machine of `npm run test:fresh` (restgate-fresh/machine)
 # Every step is skipped when its result is already there; results are cached per user, outside
 # the clone ($XDG_CACHE_HOME or ~/.cache, restgate/docker), so a fresh clone reuses them. Every
 # network and build step runs under `timeout`. Versions are pinned here, in one place.
@@ -40,26 +42,15 @@ mirror() {
   echo "${m:-http://deb.debian.org/debian}"
 }
 
-# Packages install without starting anything: there is no init system, and the test starts
-# dockerd itself. A policy-rc.d that was already there stays.
+# The engine's packages, through the project's one installer (scripts/lib/packages.cjs: one apt-get
+# step, waiting for a package database another process holds, nothing started by the install).
 install_packages() {
   local missing=()
   command -v dockerd >/dev/null || missing+=(docker.io)
   command -v debootstrap >/dev/null || missing+=(debootstrap)
   command -v iptables >/dev/null || missing+=(iptables)
   [ ${#missing[@]} -eq 0 ] && return 0
-  [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null ||
-    die "missing ${missing[*]}: install them (Debian: apt-get install ${missing[*]}), or run as root"
-  say "installing ${missing[*]} with apt-get"
-  local own_policy=0
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && own_policy=1
-  fi
-  local rc=0
-  { timeout 600 apt-get update -qq &&
-    DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq --no-install-recommends "${missing[@]}"; } || rc=$?
-  [ $own_policy -eq 1 ] && rm -f /usr/sbin/policy-rc.d
-  return $rc
+  node "$ROOT/scripts/lib/packages.cjs" install "${missing[@]}"
 }
 
 # The folder `go mod download` unpacks a module into (read-only, in the module cache).
@@ -171,6 +162,30 @@ make_node_tar() {
   chroot "$r" sh -c 'getent passwd node >/dev/null || { groupadd -g 1000 node && useradd -u 1000 -g node -m -s /bin/sh node; }'
   tar --numeric-owner -C "$r" -cf "$tar.tmp" . && mv "$tar.tmp" "$tar"
   rm -rf "$r" "$pk"
+}
+
+# The pristine machine `npm run test:fresh` starts from: Debian with git, Python 3 and curl (the
+# README's walk-through calls it), and links for the Node.js and npm the test mounts read-only
+# from this machine at /usr/local (Go comes the same way). Nothing of the project's.
+setup_fresh_machine() {
+  mkdir -p "$1/usr/local/lib/node_modules/npm" "$1/usr/local/go"
+  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$1/usr/local/bin/npm"
+  ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$1/usr/local/bin/npx"
+}
+
+fresh_rootfs() {
+  install_packages
+  make_base_tar
+  make_pkg_tar fresh-machine setup_fresh_machine git python3 curl
+}
+
+fresh_image() {
+  docker info >/dev/null 2>&1 || die "no docker engine answers"
+  local tag=restgate-fresh/machine:$SUITE
+  have_image "$tag" && return 0
+  say "image $tag (a pristine machine)"
+  import_tar "$tag" "$CACHE/rootfs-$SUITE-fresh-machine.tar" \
+    'ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' 'WORKDIR /root'
 }
 
 # Debian packages on top of the base root file system; $1 = name, $2.. = packages, then a
@@ -311,5 +326,7 @@ case "${1:-}" in
   go-tools) go_tools ;;
   root-filesystems) root_filesystems ;;
   images) images ;;
-  *) echo "usage: $0 tools|images (or go-tools, root-filesystems: parts of tools)" >&2; exit 2 ;;
+  fresh-rootfs) fresh_rootfs ;;
+  fresh-image) fresh_image ;;
+  *) echo "usage: $0 tools|images|fresh-rootfs|fresh-image (or go-tools, root-filesystems: parts of tools)" >&2; exit 2 ;;
 esac

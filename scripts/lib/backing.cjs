@@ -17,6 +17,8 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
+const { canInstallPackages, ensurePackages } = require('./packages.cjs');
+const { tryLock, unlock } = require('./pid-lock.cjs');
 
 const LOOPBACK = '127.0.0.1';
 const EPMD_PORT = 4369;
@@ -261,6 +263,36 @@ async function stopQuietly(child) {
 const noop = async () => {};
 
 // ---------------------------------------------------------------------------------------------
+// Debian packages, all in one step
+
+// Installs, in one apt-get step, every package that ensureMongo/ensureRabbit/ensureRedis would
+// otherwise install one by one (plus `extra`, e.g. the browser `npm test` needs). Call it before
+// starting those in parallel: their own installs would then race for the package database. Each of
+// them still installs what is missing when called alone, through the same packages.cjs.
+// `env`: whose MONGODB_URL/AMQP_URL/REDIS_URL are honoured, as by the ensure* calls.
+async function provisionBacking({ env = process.env, log = defaultLog, mongo = true, rabbit = true, redis = true, extra = [] } = {}) {
+  const names = [...extra];
+  if (mongo && !env.MONGODB_URL && !which('mongod') && ferretBackend(env) === 'postgresql' && !findPostgresBin()) {
+    names.push('postgresql');
+  }
+  if (rabbit && !env.AMQP_URL && !findRabbitTools()) names.push('rabbitmq-server');
+  if (redis && !env.REDIS_URL && !which('redis-server')) names.push('redis-server');
+  // Without root the ensure* calls say what to install, each for its own server.
+  if (names.length === 0 || !canInstallPackages()) return [];
+  return ensurePackages(names, { log });
+}
+
+// A server we can't find is installed the one way (packages.cjs); failing that, the error also
+// says what else would do.
+async function installOrExplain(pkg, log, alternative) {
+  try {
+    await ensurePackages([pkg], { log });
+  } catch (err) {
+    throw new Error(`${alternative}. ${err.message}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // MongoDB-compatible server
 
 // `env`: whose MONGODB_URL is honoured (tests that need a server of their own pass {}).
@@ -307,9 +339,7 @@ async function startMongod(bin, dir, log, fixedPort) {
 // same lookup takes a few milliseconds. So PostgreSQL when it can be had, SQLite otherwise.
 // RESTGATE_FERRETDB_BACKEND=sqlite|postgresql forces one (the bench compares them).
 async function startFerretWithBackend(bin, dir, log, fixedPort, env) {
-  const wanted = env.RESTGATE_FERRETDB_BACKEND || process.env.RESTGATE_FERRETDB_BACKEND || 'postgresql';
-  if (wanted !== 'postgresql' && wanted !== 'sqlite')
-    throw new Error(`RESTGATE_FERRETDB_BACKEND must be postgresql or sqlite, not ${wanted}`);
+  const wanted = ferretBackend(env);
   if (wanted === 'postgresql') {
     let postgres = null;
     try {
@@ -328,6 +358,13 @@ async function startFerretWithBackend(bin, dir, log, fixedPort, env) {
     }
   }
   return startFerret(bin, dir, log, fixedPort, {});
+}
+
+function ferretBackend(env) {
+  const wanted = env.RESTGATE_FERRETDB_BACKEND || process.env.RESTGATE_FERRETDB_BACKEND || 'postgresql';
+  if (wanted !== 'postgresql' && wanted !== 'sqlite')
+    throw new Error(`RESTGATE_FERRETDB_BACKEND must be postgresql or sqlite, not ${wanted}`);
+  return wanted;
 }
 
 async function startFerret(bin, dir, log, fixedPort, { postgresUrl }) {
@@ -405,17 +442,6 @@ function findPostgresBin() {
   return null;
 }
 
-async function installPostgres(log) {
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!isRoot || !which('apt-get')) throw new Error('postgresql is not installed (Debian/Ubuntu: `sudo apt-get install postgresql`)');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const started = Date.now();
-  log('postgresql is missing; running `apt-get update` and `apt-get install -y postgresql`');
-  await run('apt-get', ['update'], { env, timeoutMs: 10 * 60 * 1000 });
-  await run('apt-get', ['install', '-y', 'postgresql'], { env, timeoutMs: 10 * 60 * 1000 });
-  log(`installed postgresql in ${Math.round((Date.now() - started) / 1000)} s`);
-}
-
 // PostgreSQL refuses to run as root. As root we run it as the `postgres` account Debian's package
 // creates, which must then be able to reach its folder: the folders above it get o+x (enter, not list).
 function postgresAccount() {
@@ -440,7 +466,7 @@ function letAccountIn(dir, account) {
 async function ensurePostgres(dataDir, log) {
   let binDir = findPostgresBin();
   if (!binDir) {
-    await installPostgres(log);
+    await ensurePackages(['postgresql'], { log });
     binDir = findPostgresBin();
     if (!binDir) throw new Error('initdb is still not found after installing postgresql');
   }
@@ -548,7 +574,7 @@ async function ensureFerretBinary(log) {
         await buildFerret(bin, log);
         return bin;
       } finally {
-        fs.rmSync(lockFile, { force: true });
+        unlock(lockFile);
       }
     }
     if (!reported) {
@@ -558,35 +584,6 @@ async function ensureFerretBinary(log) {
     await sleep(2000);
   }
   throw new Error(`gave up waiting for the FerretDB build holding ${lockFile}`);
-}
-
-// The lock holds the builder's pid, so a lock left by a crashed build does not block us forever.
-function tryLock(lockFile) {
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    try {
-      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
-      return true;
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
-      if (lockHolderAlive(lockFile)) return false;
-      fs.rmSync(lockFile, { force: true });
-    }
-  }
-  return false;
-}
-
-function lockHolderAlive(lockFile) {
-  const pid = Number.parseInt(fs.readFileSync(lockFile, 'utf8'), 10);
-  if (!Number.isInteger(pid) || pid <= 0) {
-    // Just created, pid not written yet: give the writer the benefit of the doubt.
-    return Date.now() - fs.statSync(lockFile).mtimeMs < 10000;
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === 'EPERM';
-  }
 }
 
 // `go install ...@v1.24.2` fails here (the proxy refuses the deprecation lookup it makes), so we
@@ -651,7 +648,7 @@ async function ensureRabbit({ dataDir, log = defaultLog, env = process.env, port
 
   let tools = findRabbitTools();
   if (!tools) {
-    await installRabbit(log);
+    await installOrExplain('rabbitmq-server', log, 'RabbitMQ is not available. Set AMQP_URL to a running broker, or install it');
     tools = findRabbitTools();
     if (!tools) throw new Error('rabbitmq-server is still not found after installing it');
   }
@@ -686,22 +683,6 @@ function findRabbitTools() {
   const server = which('rabbitmq-server');
   const ctl = which('rabbitmqctl');
   return server && ctl ? { server, ctl } : null;
-}
-
-async function installRabbit(log) {
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!isRoot || !which('apt-get')) {
-    throw new Error(
-      'RabbitMQ is not available. Set AMQP_URL to a running broker, start one on 127.0.0.1:5672, ' +
-        'or install it (Debian/Ubuntu: `sudo apt-get install rabbitmq-server`).',
-    );
-  }
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const started = Date.now();
-  log('rabbitmq-server is missing; running `apt-get update` and `apt-get install -y rabbitmq-server`');
-  await run('apt-get', ['update'], { env, timeoutMs: 10 * 60 * 1000 });
-  await run('apt-get', ['install', '-y', 'rabbitmq-server'], { env, timeoutMs: 10 * 60 * 1000 });
-  log(`installed rabbitmq-server in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
 // Node names must be unique per machine; the pid covers other processes, the count this one. The
@@ -839,7 +820,7 @@ async function ensureRedis({ dataDir, log = defaultLog, env = process.env, port 
   if (!dataDir) throw new Error('ensureRedis: dataDir is required');
   let bin = which('redis-server');
   if (!bin) {
-    await installRedis(log);
+    await installOrExplain('redis-server', log, 'Redis is not available. Set REDIS_URL to a running server, or install it');
     bin = which('redis-server');
     if (!bin) throw new Error('redis-server is still not found after installing it');
   }
@@ -853,29 +834,28 @@ async function ensureRedis({ dataDir, log = defaultLog, env = process.env, port 
   const child = startChild({
     name: 'redis-server',
     cmd: bin,
-    args: ['--port', String(chosen), '--bind', LOOPBACK, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', '--dir', dir, '--daemonize', 'no'],
+    args: [
+      '--port',
+      String(chosen),
+      '--bind',
+      LOOPBACK,
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+      '--dir',
+      dir,
+      '--daemonize',
+      'no',
+    ],
     env: process.env,
     logFile: path.join(dir, 'redis.log'),
     log,
   });
   const handle = await serverHandle(child, chosen, 'redis-server');
   return { ...handle, url: `redis://${LOOPBACK}:${chosen}`, pid: child.pid };
-}
-
-async function installRedis(log) {
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!isRoot || !which('apt-get')) {
-    throw new Error(
-      'Redis is not available. Set REDIS_URL to a running server, or install it ' +
-        '(Debian/Ubuntu: `sudo apt-get install redis-server`).',
-    );
-  }
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const started = Date.now();
-  log('redis-server is missing; running `apt-get update` and `apt-get install -y redis-server`');
-  await run('apt-get', ['update'], { env, timeoutMs: 10 * 60 * 1000 });
-  await run('apt-get', ['install', '-y', 'redis-server'], { env, timeoutMs: 10 * 60 * 1000 });
-  log(`installed redis-server in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
 // .data/ holds password hashes (the SQLite files), live reset links (.eml files, logs) and the
@@ -900,6 +880,7 @@ function makePrivate(dir) {
 
 module.exports = {
   makePrivate,
+  provisionBacking,
   ensureMongo,
   ensureRabbit,
   ensureFerretBinary,

@@ -91,29 +91,12 @@ async function ensureInstalled({ rootDir = ROOT_DIR, build = true, log = default
   }
 }
 
-/**
- * The headless browser the docs-page test drives: Debian's chromium, installed with apt-get when
- * missing and running as root (the machines here have no other way to get a browser build).
- * Resolves with an exit code, 0 when the browser is there.
- */
-async function ensureChromium({ log = defaultLog } = {}) {
-  if (fs.existsSync(CHROMIUM_PATH)) return 0;
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!isRoot) {
-    log(`${CHROMIUM_PATH} is missing: install Debian's chromium package (apt-get install chromium)`);
-    return 1;
-  }
-  log('chromium is missing; running `apt-get update` and `apt-get install -y chromium` (once per machine)');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const updated = await run('apt-get', ['update'], { env });
-  if (updated !== 0) return updated;
-  return run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { env });
-}
-
+// The headless browser the docs-page tests drive: Debian's chromium (the machines here have no
+// other way to get a browser build).
 const CHROMIUM_PATH = '/usr/bin/chromium';
 
 function defaultLog(msg) {
   process.stderr.write(`[restgate] ${msg}\n`);
 }
 
-module.exports = { ensureChromium, CHROMIUM_PATH, ensureInstalled, needsInstall, run, runBin, StepError, ROOT_DIR };
+module.exports = { CHROMIUM_PATH, ensureInstalled, needsInstall, run, runBin, StepError, ROOT_DIR };

@@ -3,11 +3,12 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { ensureMongo, ensureRabbit, ensureRedis } = require('../../scripts/lib/backing.cjs');
+const { ensureMongo, ensureRabbit, ensureRedis, provisionBacking } = require('../../scripts/lib/backing.cjs');
 
 module.exports = async function globalSetup() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-test-'));
   const log = (msg) => process.stderr.write(`[test setup] ${msg}\n`);
+  await provisionBacking({ log });
   const mongo = await ensureMongo({ dataDir, log });
   let rabbit;
   let redis;
