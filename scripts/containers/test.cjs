@@ -9,62 +9,25 @@
 // RESTGATE_CONTAINER_IMAGES: `auto` (default: the real images when every one is already on the
 // engine, else the stand-ins), `standin`, or `real` (compose pulls them: needs a registry).
 
-const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { ensureInstalled, runBin } = require('../lib/install.cjs');
+const { exec, Failure, MINUTE, seconds, startEngine, stopEngine } = require('./engine.cjs');
 const { STANDIN_NODE_IMAGE, describeStandins, imagesOf, standinOverride } = require('./standins.cjs');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const PROJECT = 'restgate-ct';
-const CACHE =
-  process.env.RESTGATE_DOCKER_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'restgate', 'docker');
 const REAL_NODE_IMAGE = 'node:26-trixie-slim';
 // The host ports the compose file publishes; nothing else is ever bound on the host.
 const PUBLISHED = [
   { host: '0.0.0.0', port: 9000, what: 'the gateway' },
   { host: '127.0.0.1', port: 8025, what: "Mailpit's page" },
 ];
-const MINUTE = 60_000;
 
 const log = (msg) => process.stdout.write(`[containers] ${msg}\n`);
-const seconds = (ms) => `${Math.round(ms / 1000)} s`;
-
-class Failure extends Error {}
-
-/** Runs a command to its end within `timeoutMs`; resolves with its output, rejects on a non-zero exit. */
-function exec(cmd, args, { timeoutMs = 10 * MINUTE, inherit = false, env = process.env, cwd = ROOT } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: inherit ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout?.on('data', (d) => (out += d));
-    child.stderr?.on('data', (d) => (err += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-    }, timeoutMs);
-    child.once('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(out);
-      else
-        reject(
-          new Failure(
-            `${cmd} ${args.join(' ')} ${signal ? `was stopped (${signal}, limit ${seconds(timeoutMs)})` : `exited ${code}`}${err ? `:\n${err.trim()}` : ''}`,
-          ),
-        );
-    });
-  });
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function portFree(host, port) {
   return new Promise((resolve) => {
@@ -81,60 +44,6 @@ async function checkPortsFree() {
     throw new Failure(
       `the compose file publishes ${busy.join(' and ')}, which something on this machine already uses: stop it and run again`,
     );
-}
-
-async function engineAnswers() {
-  return exec('docker', ['info', '--format', '{{.ServerVersion}}'], { timeoutMs: 20_000 }).then(
-    (v) => v.trim(),
-    () => null,
-  );
-}
-
-/** Starts dockerd unless an engine answers; returns { pid, version } (pid null when not ours). */
-async function startEngine() {
-  const running = await engineAnswers();
-  if (running) {
-    log(`using the docker engine already running (${running}); it stays running`);
-    return { pid: null, version: running };
-  }
-  if (process.getuid?.() !== 0) throw new Failure('no docker engine answers, and starting dockerd needs root');
-  fs.mkdirSync(CACHE, { recursive: true });
-  const logFile = path.join(CACHE, 'dockerd.log');
-  const fd = fs.openSync(logFile, 'a');
-  const child = spawn('dockerd', ['--storage-driver=overlay2'], { detached: true, stdio: ['ignore', fd, fd] });
-  fs.closeSync(fd);
-  child.unref();
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  const deadline = Date.now() + MINUTE;
-  while (Date.now() < deadline && !exited) {
-    const version = await engineAnswers();
-    if (version) {
-      log(`started dockerd ${version} (pid ${child.pid}, log ${logFile})`);
-      return { pid: child.pid, version };
-    }
-    await sleep(1000);
-  }
-  if (!exited) process.kill(child.pid, 'SIGTERM');
-  throw new Failure(`dockerd did not answer within a minute; see ${logFile}`);
-}
-
-async function stopEngine(pid) {
-  if (!pid) return;
-  const alive = () => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!alive()) return;
-  process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + MINUTE;
-  while (alive() && Date.now() < deadline) await sleep(500);
-  if (alive()) throw new Failure(`dockerd (pid ${pid}) was still running a minute after SIGTERM`);
-  log(`stopped dockerd (pid ${pid})`);
 }
 
 function randomSecret() {
@@ -176,7 +85,7 @@ async function main() {
     exec('bash', [path.join(__dirname, 'provision.sh'), 'tools'], { inherit: true, timeoutMs: 60 * MINUTE }),
   );
 
-  const engine = await step('start the engine', startEngine);
+  const engine = await step('start the engine', () => startEngine(log));
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-ct-'));
   let composeArgs = null;
   const cleanUp = async () => {
@@ -186,7 +95,7 @@ async function main() {
       );
     }
     fs.rmSync(work, { recursive: true, force: true });
-    await stopEngine(engine.pid);
+    await stopEngine(engine.pid, log);
   };
   const onSignal = (signal) => {
     log(`${signal}: taking the stack down`);
