@@ -6,9 +6,10 @@
 // (never by name), and a best-effort 'exit' hook ends anything the caller forgot to stop.
 // One dataDir per concurrently running stack: two FerretDB processes must not share a SQLite folder.
 //
-// RabbitMQ's epmd (Erlang port mapper, port 4369) daemonizes itself outside our process group. We
-// end it only when it was not running before our broker started, and then with `epmd -kill`, which
-// epmd itself refuses while any other Erlang node is still registered with it.
+// RabbitMQ's epmd (Erlang port mapper) daemonizes itself outside our process group. So each of our
+// brokers gets an epmd of its own, on a free port instead of the shared 4369 (ERL_EPMD_PORT), and
+// ends it with `epmd -kill` after the broker: two stacks stopping at once each end their own, and
+// an epmd someone else runs on 4369 is never touched.
 
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
@@ -21,7 +22,6 @@ const { canInstallPackages, ensurePackages } = require('./packages.cjs');
 const { tryLock, unlock } = require('./pid-lock.cjs');
 
 const LOOPBACK = '127.0.0.1';
-const EPMD_PORT = 4369;
 const AMQP_HEADER = Buffer.from('AMQP\x00\x00\x09\x01', 'latin1');
 
 const FERRET_VERSION = 'v1.24.2';
@@ -695,7 +695,6 @@ async function startRabbit(tools, dataDir, log, fixedPort) {
   // A free port, not 5672 when it happens to be free: two stacks starting at once would both see
   // it free, and the second broker would fail to listen.
   const port = fixedPort ?? (await freePort());
-  const epmdWasRunning = await tcpConnects(LOOPBACK, EPMD_PORT);
   rabbitCount += 1;
   const node = `restgate-${process.pid}-${moduleCopy}${rabbitCount > 1 ? `-${rabbitCount}` : ''}@localhost`;
   const base = path.join(dataDir, 'rabbitmq');
@@ -728,7 +727,7 @@ async function startRabbit(tools, dataDir, log, fixedPort) {
     });
   } catch (err) {
     await stopQuietly(child);
-    if (!epmdWasRunning) await killEpmd(env);
+    await killEpmd(env);
     throw err;
   }
   log(`RabbitMQ ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -736,7 +735,7 @@ async function startRabbit(tools, dataDir, log, fixedPort) {
   const stop = async () => {
     const crashed = Boolean(child.exitInfo) && !child.stopping;
     await child.stop(20000);
-    if (!epmdWasRunning) await killEpmd(env);
+    await killEpmd(env);
     // The node name is unique to this run, so nothing would ever read these files again; after a
     // crash, though, its logs are what someone will want to read.
     if (!crashed) fs.rmSync(nodeDir, { recursive: true, force: true });
@@ -751,8 +750,7 @@ async function startRabbit(tools, dataDir, log, fixedPort) {
 //
 // The node's first boot (its node name, hence its database, is new on every start) creates the
 // stack's user and virtual host from rabbitmq.conf instead of guest. The Erlang distribution
-// listens on loopback only, and so does an epmd this node starts (one already running is left
-// as it is).
+// listens on loopback only, and so does the node's own epmd.
 async function rabbitEnv({ base, nodeDir, node, port, credentials }) {
   const home = path.join(base, 'home');
   fs.mkdirSync(home, { recursive: true });
@@ -778,6 +776,8 @@ async function rabbitEnv({ base, nodeDir, node, port, credentials }) {
   return {
     ...withoutPrefixed(process.env, 'RABBITMQ_'),
     ERL_EPMD_ADDRESS: LOOPBACK,
+    // The broker's own epmd (see the top of this file); rabbitmqctl and `epmd -kill` get it too.
+    ERL_EPMD_PORT: String(await freePort()),
     HOME: home,
     RABBITMQ_NODENAME: node,
     RABBITMQ_NODE_IP_ADDRESS: LOOPBACK,
