@@ -112,6 +112,10 @@ export const errors = {
     const message = detail;
     return new AppError({ code, status: 409, title: 'Conflict', detail, extras: { param, message } });
   },
+  /** `If-Match` named a version that is no longer the current one: nothing changed. */
+  preconditionFailed(detail = 'The resource changed since you read it (If-Match does not match its ETag): read it again, then retry.'): AppError {
+    return new AppError({ code: 'precondition_failed', status: 412, title: 'Precondition failed', detail });
+  },
   payloadTooLarge(): AppError {
     return new AppError({ code: 'payload_too_large', status: 413, title: 'Payload too large', detail: 'The request body is larger than allowed.' });
   },

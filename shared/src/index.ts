@@ -37,7 +37,20 @@ export { createMongo, isDuplicateKeyError, parseObjectId, retryUntil, type Mongo
 export { runService } from './service';
 export { httpUrlSchema, HTTP_URL_PATTERN } from './http-url';
 export { Joi } from './joi';
-export { listingQuerySchema, listingResult, LISTING_LIMITS, mongoSort, searchFilter, type ListingQuery, type ListingSpec } from './listing';
+export {
+  listingQuerySchema,
+  listingResult,
+  LISTING_LIMITS,
+  mongoSort,
+  searchFilter,
+  type ListingPage,
+  type ListingQuery,
+  type ListingSpec,
+} from './listing';
+export { FILTER_LIMITS, opsOf, type FilterOp, type FilterSpec, type FilterType, type ParsedFilter } from './listing-filters';
+export { createListingCursors, CURSOR_PATTERN, type ListingCursors } from './listing-cursor';
+export { allOf, findPage, type PageSource } from './listing-page';
+export { assertIfMatch, entityTag, ifMatchOf } from './conditional';
 export {
   addErrorResponses,
   API_VERSION,

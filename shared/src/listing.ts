@@ -1,12 +1,17 @@
 import type { ObjectSchema } from 'joi';
 import { Joi } from './joi';
+import { CURSOR_PATTERN } from './listing-cursor';
+import { filterKeys, takeFilters, unknownParamMessage, type FilterSpec, type ParsedFilter } from './listing-filters';
 
+/** What a resource allows in its listings. Names are the API's field names. */
 /** What a resource allows in its listings. Names are the API's field names. */
 export interface ListingSpec {
   searchable: string[];
   sortable: string[];
   selectable: string[];
   defaultSort?: string;
+  /** The filterable fields, each with its type (its parameters are `name` and `name[op]`). */
+  filters?: FilterSpec[];
 }
 
 export interface ListingQuery {
@@ -17,9 +22,15 @@ export interface ListingQuery {
   sort: Array<[string, 1 | -1]>;
   /** Fields to return; undefined means all. `id` is always included. */
   fields?: string[];
+  /** The page after this cursor (from a previous answer's `Link`), instead of `page`. */
+  after?: string;
+  /** False: the total is not counted (nor answered). */
+  count?: boolean;
+  /** The filters given, typed; none when absent. */
+  filters?: ParsedFilter[];
 }
 
-export const LISTING_LIMITS = { maxQ: 100, defaultLimit: 30, maxLimit: 100, maxOffset: 10_000 } as const;
+export const LISTING_LIMITS = { maxQ: 100, defaultLimit: 30, maxLimit: 100, maxPage: 100 } as const;
 
 function commaList(allowed: string[], param: string, allowDescending: boolean) {
   const description = allowDescending
@@ -51,33 +62,55 @@ function listPattern(allowed: string[], allowDescending: boolean): string {
   return `^(?:\\s*,)*${item}(?:,(?:${item}|\\s*))*$`;
 }
 
-/** The deepest page for a valid `limit`; an invalid one is reported on `limit`, not here. */
-function maxPageFor(limit: unknown): number {
-  if (typeof limit !== 'number' || limit < 1 || limit > LISTING_LIMITS.maxLimit) return Infinity;
-  return Math.floor(LISTING_LIMITS.maxOffset / limit) + 1;
-}
+/** Parameters every request may carry besides a listing's own. */
+const CREDENTIAL_PARAMS = ['access_token'];
 
-/** The joi schema for `q`, `page`, `limit`, `sort`, `fields`; unknown parameters are dropped. */
+/**
+ * The joi schema for `q`, `page`, `limit`, `sort`, `fields`, `after`, `count` and the filters. A
+ * parameter the listing doesn't know is a 400 naming it: a filter silently dropped returns wrong data.
+ */
 export function listingQuerySchema(spec: ListingSpec): ObjectSchema<ListingQuery> {
-  return Joi.object({
+  const filters = spec.filters ?? [];
+  const known = new Set<string>();
+  const schema = Joi.object({
     q: Joi.string().allow('').max(LISTING_LIMITS.maxQ),
-    // The depth limit sits on `page` itself (through a ref to `limit`), so the 400 names `page`.
-    page: Joi.number()
-      .integer()
-      .min(1)
-      .default(1)
-      .max(Joi.ref('limit', { adjust: maxPageFor }))
-      // JSON Schema can't tie one parameter's bound to another's value: the docs carry the
-      // deepest page any `limit` allows, and the description the rule itself.
-      .meta({ 'x-restgate-maximum': maxPageFor(1) })
-      .messages({ 'number.max': `page is too deep: (page - 1) × limit may be at most ${LISTING_LIMITS.maxOffset}` }),
+    // No default here: `after` must know whether the client sent a page (the parse sets 1).
+    page: Joi.number().integer().min(1).max(LISTING_LIMITS.maxPage),
     limit: Joi.number().integer().min(1).max(LISTING_LIMITS.maxLimit).default(LISTING_LIMITS.defaultLimit),
     sort: commaList(spec.sortable, 'sort', true).default(spec.defaultSort ?? '-createdAt'),
     fields: commaList(spec.selectable, 'fields', false),
-  })
-    .custom((value: { sort: string | string[] }) => {
+    after: Joi.string()
+      .pattern(CURSOR_PATTERN)
+      .messages({ 'string.pattern.base': 'after is not a cursor this listing gave out: take it from the Link header of the previous page' })
+      .custom((value: string, helpers) =>
+        (helpers.state.ancestors[0] as Record<string, unknown>).page === undefined
+          ? value
+          : helpers.message({ custom: 'after and page cannot be combined: the cursor says where the page starts' }),
+      ),
+    count: Joi.boolean().default(true),
+    ...filterKeys(filters),
+  });
+  for (const key of Object.keys(schema.describe().keys ?? {})) known.add(key);
+  return schema
+    .pattern(
+      new RegExp(`^(?!(?:${CREDENTIAL_PARAMS.join('|')})$)`),
+      Joi.any()
+        .custom((_value, helpers) => {
+          const key = String(helpers.state.path?.[0] ?? '');
+          return helpers.error('query.unknown', { message: known.has(key) ? `${key} is not allowed` : unknownParamMessage(key, filters) });
+        })
+        .messages({ 'query.unknown': '{{#message}}' }),
+    )
+    .custom((value: Record<string, unknown> & { sort: string | string[] }) => {
       const items = typeof value.sort === 'string' ? value.sort.split(',') : value.sort;
-      return { ...value, sort: items.map((item) => (item.startsWith('-') ? [item.slice(1), -1] : [item, 1])) };
+      const rest = { ...value };
+      const parsed = takeFilters(rest, filters);
+      return {
+        ...rest,
+        page: value.page ?? 1,
+        sort: items.map((item) => (item.startsWith('-') ? [item.slice(1), -1] : [item, 1])),
+        ...(parsed.length ? { filters: parsed } : {}),
+      };
     })
     .messages({ 'any.custom': '{{#error.message}}' }) as unknown as ObjectSchema<ListingQuery>;
 }
@@ -102,27 +135,44 @@ export function mongoSort(sort: ListingQuery['sort'], toDbField: (field: string)
   return result;
 }
 
-/** The response of every listing: `{ count, rows }`, `X-Total-Count` and an RFC 8288 `Link`. */
-export function listingResult<T>(rows: T[], count: number, query: ListingQuery, url: string) {
-  const lastPage = Math.max(1, Math.ceil(count / query.limit));
+/** What a listing found besides its rows: the total (unless `count=false`) and where the next page starts. */
+export interface ListingPage {
+  /** Undefined when not counted. */
+  count?: number;
+  /** The `after` cursor of the next page, when rows remain. */
+  next?: string;
+}
+
+/**
+ * The response of every listing: `{ count, rows }` (`{ rows }` with `count=false`), `X-Total-Count`
+ * and an RFC 8288 `Link`. `next` carries the `after` cursor when the listing has one (in page
+ * mode too), otherwise the next page number; `last` only when counted and within the page maximum.
+ */
+export function listingResult<T>(rows: T[], page: ListingPage, query: ListingQuery, url: string) {
+  const { count, next } = page;
+  const lastPage = count === undefined ? undefined : Math.max(1, Math.ceil(count / query.limit));
   // Split at the first `?` only: a raw `?` inside the query string (legal, and likely in `q`) stays.
   const queryStart = url.indexOf('?');
   const path = queryStart === -1 ? url : url.slice(0, queryStart);
   const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
-  const pageUrl = (page: number) => {
+  const linkTo = (set: { page?: number; after?: string }) => {
     const params = new URLSearchParams(search);
     params.delete('access_token');
-    params.set('page', String(page));
+    params.delete('page');
+    params.delete('after');
+    if (set.page !== undefined) params.set('page', String(set.page));
+    if (set.after !== undefined) params.set('after', set.after);
     params.set('limit', String(query.limit));
     return `<${path}?${params.toString()}>`;
   };
-  const links = [`${pageUrl(1)}; rel="first"`];
-  if (query.page > 1) links.push(`${pageUrl(Math.min(query.page - 1, lastPage))}; rel="prev"`);
-  if (query.page < lastPage) links.push(`${pageUrl(query.page + 1)}; rel="next"`);
-  links.push(`${pageUrl(lastPage)}; rel="last"`);
-  return {
-    status: 200,
-    body: { count, rows },
-    headers: { 'X-Total-Count': String(count), Link: links.join(', ') },
-  };
+  const links = [`${linkTo({ page: 1 })}; rel="first"`];
+  if (!query.after && query.page > 1) links.push(`${linkTo({ page: Math.min(query.page - 1, lastPage ?? Infinity) })}; rel="prev"`);
+  if (next !== undefined) links.push(`${linkTo({ after: next })}; rel="next"`);
+  else if (lastPage !== undefined && !query.after && query.page < lastPage && query.page < LISTING_LIMITS.maxPage) {
+    links.push(`${linkTo({ page: query.page + 1 })}; rel="next"`);
+  }
+  if (lastPage !== undefined && lastPage <= LISTING_LIMITS.maxPage) links.push(`${linkTo({ page: lastPage })}; rel="last"`);
+  const headers: Record<string, string> = { Link: links.join(', ') };
+  if (count !== undefined) headers['X-Total-Count'] = String(count);
+  return { status: 200, body: count === undefined ? { rows } : { count, rows }, headers };
 }

@@ -135,6 +135,11 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string; examp
     description: 'Conflicts with an existing resource.',
     examples: [errors.conflict('email', 'The e-mail is already registered.')],
   },
+  412: {
+    name: 'PreconditionFailed',
+    description: '`If-Match` does not name the current `ETag`: nothing changed.',
+    examples: [errors.preconditionFailed()],
+  },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than allowed.', examples: [] },
   415: { name: 'UnsupportedMediaType', description: 'The body is neither a form nor JSON.', examples: [] },
   429: {
@@ -238,7 +243,12 @@ export function baseComponents(): OpenApiComponents {
       },
       RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
       XTotalCount: { description: 'How many rows match, ignoring paging.', schema: { type: 'integer' } },
-      Link: { description: 'RFC 8288 links: `first`, `prev`, `next`, `last`.', schema: { type: 'string' } },
+      Link: {
+        description:
+          'RFC 8288 links: `first`, `prev`, `next` (with an `after` cursor while rows remain), `last` (only when counted and within the page maximum).',
+        schema: { type: 'string' },
+      },
+      ETag: { description: 'A strong entity tag of this version of the resource, for `If-None-Match` and `If-Match`.', schema: { type: 'string' } },
     },
   };
 }
@@ -409,10 +419,13 @@ function firstExample(schema: JsonSchema): unknown {
 /** Listing parameters are built by `listingQuerySchema`; these say what its custom rules do. */
 const LISTING_PARAM_TEXT: Record<string, string> = {
   q: `Case-insensitive substring search over the resource's searchable fields; regex characters are literal. At most ${LISTING_LIMITS.maxQ} characters.`,
-  page: `1-based page number; \`(page − 1) × limit\` may be at most ${LISTING_LIMITS.maxOffset}.`,
+  page: `1-based page number, at most ${LISTING_LIMITS.maxPage} (a fixed maximum; past it, follow \`after\` cursors). Not with \`after\`.`,
   limit: `Page size, 1 to ${LISTING_LIMITS.maxLimit}.`,
   sort: 'Comma list of sortable fields; `-` before a field sorts descending. A field that is not allowed is a 400 naming `sort`.',
   fields: 'Comma list of fields to return (`id` always comes back). A field that is not allowed is a 400 naming `fields`.',
+  after:
+    'An opaque cursor from the `Link: <…>; rel="next"` of the previous answer: the page after it. Only with the sort, filters and `q` it was made for, and not with `page`; a forged or foreign cursor is a 400 naming `after`.',
+  count: '`false` leaves the total out (no `count` in the body, no `X-Total-Count`, no `last` link): cheaper on a large collection.',
 };
 
 function isListing(query: JsonSchema | undefined): boolean {
@@ -472,9 +485,11 @@ function successResponse(
   schema: Joi.Schema | undefined,
   listing: boolean,
   components: OpenApiComponents,
+  tagged = false,
 ): OpenApiResponse {
   const response: OpenApiResponse = { description, headers: { 'X-Request-Id': ref('headers', 'RequestId') } };
   if (listing) Object.assign(response.headers!, { 'X-Total-Count': ref('headers', 'XTotalCount'), Link: ref('headers', 'Link') });
+  if (tagged) Object.assign(response.headers!, { ETag: ref('headers', 'ETag') });
   if (schema) {
     const json = joiToJsonSchema(schema, components);
     const example = firstExample(json);
@@ -545,10 +560,12 @@ export function buildOperation(route: RouteDef, components: OpenApiComponents): 
   const requestBody = requestBodyOf(route, components);
   const declared = Object.entries(route.responses ?? {});
   const responses: OpenApiOperation['responses'] = {};
+  // A route that answers 304 or 412 is conditional: its 2xx answers carry the ETag.
+  const conditional = declared.some(([status]) => status === '304' || status === '412');
   for (const [status, doc] of declared) {
     const response =
       Number(status) < 400
-        ? successResponse(doc.description, doc.schema, listing, components)
+        ? successResponse(doc.description, doc.schema, listing && status !== '304', components, conditional && status.startsWith('2') && !listing)
         : errorResponse(status, doc.description, doc.schema, components);
     responses[status] = doc.html && !('$ref' in response) ? { ...response, content: { ...response.content, [HTML_MEDIA_TYPE]: HTML_PAGE } } : response;
   }

@@ -39,7 +39,7 @@ const links = (header: string) =>
 
 describe('listingQuerySchema', () => {
   test('when nothing is given, then page 1, limit 30, sort -createdAt, no q, all fields', () => {
-    expect(parse({})).toEqual({ page: 1, limit: 30, sort: [['createdAt', -1]] });
+    expect(parse({})).toEqual({ page: 1, limit: 30, sort: [['createdAt', -1]], count: true });
   });
 
   test('when the spec has its own default sort, then it is used', () => {
@@ -56,11 +56,14 @@ describe('listingQuerySchema', () => {
       limit: 5,
       sort: [['title', 1]],
       fields: ['title', 'user'],
+      count: true,
     });
   });
 
-  test('when unknown parameters are given, then they are dropped', () => {
-    expect(parse({ foo: 'bar', 'title[$ne]': 'x', access_token: 't' })).toEqual({ page: 1, limit: 30, sort: [['createdAt', -1]] });
+  test('when an unknown parameter is given, then a 400 names it; access_token is no listing parameter but passes', () => {
+    expect(failure({ foo: 'bar' })).toMatchObject({ param: 'foo', message: 'foo is not a parameter of this listing' });
+    expect(failure({ 'title[$ne]': 'x' }).param).toBe('title[$ne]');
+    expect(parse({ access_token: 't' })).toEqual({ page: 1, limit: 30, sort: [['createdAt', -1]], count: true });
   });
 
   test('when sort lists fields with spaces and minus signs, then they parse in order', () => {
@@ -80,10 +83,10 @@ describe('listingQuerySchema', () => {
     expect(parse({ limit: String(LISTING_LIMITS.maxLimit) }).limit).toBe(100);
     expect(parse({ q: 'q'.repeat(LISTING_LIMITS.maxQ) }).q).toHaveLength(100);
     expect(parse({ q: '' }).q).toBe('');
-    // (page − 1) × limit at most 10 000
-    expect(parse({ page: '334', limit: '30' }).page).toBe(334);
-    expect(parse({ page: '101', limit: '100' }).page).toBe(101);
-    expect(parse({ page: '10001', limit: '1' }).page).toBe(10_001);
+    // A fixed page maximum, whatever the limit.
+    expect(parse({ page: '100', limit: '100' }).page).toBe(100);
+    expect(parse({ page: '100', limit: '1' }).page).toBe(100);
+    expect(parse({ count: 'false' }).count).toBe(false);
   });
 
   test.each([
@@ -93,9 +96,11 @@ describe('listingQuerySchema', () => {
     { query: { limit: 'ten' }, param: 'limit', rule: 'number.base' },
     { query: { page: '0' }, param: 'page', rule: 'number.min' },
     { query: { page: '-1' }, param: 'page', rule: 'number.min' },
-    { query: { page: '335', limit: '30' }, param: 'page', rule: 'number.max' },
-    { query: { page: '102', limit: '100' }, param: 'page', rule: 'number.max' },
-    { query: { page: '10002' }, param: 'page', rule: 'number.max' },
+    { query: { page: '101', limit: '30' }, param: 'page', rule: 'number.max' },
+    { query: { page: '101', limit: '1' }, param: 'page', rule: 'number.max' },
+    { query: { count: 'no' }, param: 'count', rule: 'boolean.base' },
+    { query: { after: 'not-a-cursor' }, param: 'after', rule: 'string.pattern.base' },
+    { query: { foo: '1' }, param: 'foo', rule: 'query.unknown' },
     { query: { q: 'q'.repeat(101) }, param: 'q', rule: 'string.max' },
     { query: { q: ['a', 'b'] }, param: 'q', rule: 'query.repeated' },
     { query: { q: { $ne: 1 } }, param: 'q', rule: 'string.base' },
@@ -115,8 +120,15 @@ describe('listingQuerySchema', () => {
     expect(extras.errors[0]).toMatchObject({ param, rule });
   });
 
-  test('when page is too deep, then the message says why', () => {
-    expect(failure({ page: '400' }).message).toBe('page is too deep: (page - 1) × limit may be at most 10000');
+  test('when page is past the fixed maximum, then the 400 names page', () => {
+    expect(failure({ page: '400' })).toMatchObject({ param: 'page', message: 'page must be less than or equal to 100' });
+  });
+
+  test('when after comes with page, then the 400 names after', () => {
+    const extras = failure({ page: '2', after: `${'a'.repeat(10)}.${'b'.repeat(43)}` });
+
+    expect(extras.param).toBe('after');
+    expect(extras.message).toBe('after and page cannot be combined: the cursor says where the page starts');
   });
 
   test('when limit is out of range, then the error names limit first (not a page depth computed from it)', () => {
@@ -197,7 +209,7 @@ describe('listingResult', () => {
   });
 
   test('when rows and count are given, then 200 { count, rows } with X-Total-Count', () => {
-    const result = listingResult([{ id: 'a' }], 7, query(1, 1), '/things');
+    const result = listingResult([{ id: 'a' }], { count: 7 }, query(1, 1), '/things');
 
     expect(result.status).toBe(200);
     expect(result.body).toEqual({ count: 7, rows: [{ id: 'a' }] });
@@ -205,7 +217,7 @@ describe('listingResult', () => {
   });
 
   test('when on a middle page, then first, prev, next and last, each with page and limit, keeping the other parameters', () => {
-    const { headers } = listingResult([], 25, query(2, 10), '/things?q=hi&sort=-title');
+    const { headers } = listingResult([], { count: 25 }, query(2, 10), '/things?q=hi&sort=-title');
 
     const l = links(headers.Link);
     expect(Object.keys(l)).toEqual(['first', 'prev', 'next', 'last']);
@@ -224,19 +236,19 @@ describe('listingResult', () => {
   });
 
   test('when on the first page, then no prev; on the last, no next', () => {
-    expect(Object.keys(links(listingResult([], 25, query(1, 10), '/things').headers.Link))).toEqual(['first', 'next', 'last']);
-    expect(Object.keys(links(listingResult([], 25, query(3, 10), '/things').headers.Link))).toEqual(['first', 'prev', 'last']);
+    expect(Object.keys(links(listingResult([], { count: 25 }, query(1, 10), '/things').headers.Link))).toEqual(['first', 'next', 'last']);
+    expect(Object.keys(links(listingResult([], { count: 25 }, query(3, 10), '/things').headers.Link))).toEqual(['first', 'prev', 'last']);
   });
 
   test('when nothing matches, then first and last both point at page 1', () => {
-    const l = links(listingResult([], 0, query(1, 30), '/things').headers.Link);
+    const l = links(listingResult([], { count: 0 }, query(1, 30), '/things').headers.Link);
 
     expect(Object.keys(l)).toEqual(['first', 'last']);
     expect(l.last!.searchParams.get('page')).toBe('1');
   });
 
   test('when the page is past the end, then prev points at the last page and there is no next', () => {
-    const l = links(listingResult([], 25, query(9, 10), '/things').headers.Link);
+    const l = links(listingResult([], { count: 25 }, query(9, 10), '/things').headers.Link);
 
     expect(l.prev!.searchParams.get('page')).toBe('3');
     expect(l.last!.searchParams.get('page')).toBe('3');
@@ -244,14 +256,14 @@ describe('listingResult', () => {
   });
 
   test('when the URL carries access_token, then no link carries it', () => {
-    const { headers } = listingResult([], 25, query(2, 10), '/things?access_token=s3cr3t&q=x&page=2');
+    const { headers } = listingResult([], { count: 25 }, query(2, 10), '/things?access_token=s3cr3t&q=x&page=2');
 
     expect(headers.Link).not.toMatch(/access_token|s3cr3t/);
     expect(links(headers.Link).next!.searchParams.get('q')).toBe('x');
   });
 
   test('when q holds regex characters, a raw "?" or "&", then links carry it encoded and intact', () => {
-    const { headers } = listingResult([], 25, query(1, 10), '/things?q=(a%2B)%2B$%20why?&fields=title');
+    const { headers } = listingResult([], { count: 25 }, query(1, 10), '/things?q=(a%2B)%2B$%20why?&fields=title');
 
     const next = links(headers.Link).next!;
     expect(next.searchParams.get('q')).toBe('(a+)+$ why?');

@@ -36,9 +36,15 @@ machine-readable) and \`requestId\`. Validation errors also carry \`param\` (the
 No error contains a stack trace, a secret or a database message.
 
 ## Listings
-\`q\` (substring search, at most ${LISTING_LIMITS.maxQ} characters), \`page\` (from 1; \`(page − 1) × limit\` at most ${LISTING_LIMITS.maxOffset}),
-\`limit\` (${LISTING_LIMITS.defaultLimit} by default, 1 to ${LISTING_LIMITS.maxLimit}), \`sort\` (comma list, \`-\` for descending), \`fields\` (comma list; \`id\` always comes back).
-A listing answers \`{ count, rows }\` with \`X-Total-Count\` and an RFC 8288 \`Link\` header.
+\`q\` (substring search, at most ${LISTING_LIMITS.maxQ} characters), \`page\` (from 1, at most ${LISTING_LIMITS.maxPage}: a fixed maximum),
+\`limit\` (${LISTING_LIMITS.defaultLimit} by default, 1 to ${LISTING_LIMITS.maxLimit}), \`sort\` (comma list, \`-\` for descending), \`fields\` (comma list; \`id\` always comes back),
+\`after\` (an opaque cursor from the previous answer's \`Link: <…>; rel="next"\`; not with \`page\`), \`count=false\` (no total), and
+filters on the fields each listing names: \`<field>=<value>\` or \`<field>[<op>]=<value>\` (\`eq\`, \`ne\`, \`gt\`, \`gte\`, \`lt\`, \`lte\`, \`in\`, \`prefix\`, \`exists\`, by type).
+An unknown parameter is a 400 naming it. A listing answers \`{ count, rows }\` with \`X-Total-Count\` and an RFC 8288 \`Link\` header.
+
+## Conditional requests
+\`GET\` of one resource answers a strong \`ETag\`; \`If-None-Match\` with it answers 304. \`PUT\`, \`PATCH\` and \`DELETE\` take \`If-Match\`:
+when it doesn't match the current \`ETag\`, 412 \`precondition_failed\` and nothing changes.
 
 ## Operations
 The gateway answers these itself; they are never forwarded to a service. \`GET /health\`: 200 while the process runs.

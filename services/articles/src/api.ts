@@ -18,7 +18,11 @@ import { articleResource } from './resource';
 
 const tags = ['articles'];
 const problem = (description: string) => ({ description });
-const view = { description: 'The article', schema: articleViewSchema };
+const view = { description: 'The article, with its ETag', schema: articleViewSchema };
+const notModified = { description: 'Not modified: If-None-Match names the current ETag' };
+const preconditionFailed = problem('If-Match does not name the current ETag (precondition_failed): nothing changed');
+const IF_MATCH =
+  'With `If-Match: <ETag>` (from a GET or an earlier write) the change happens only if the article is still at that version; otherwise 412 `precondition_failed` and nothing changes. Without it, the change happens as before.';
 
 const update = (method: 'put' | 'patch') =>
   defineSpec<UpdateArticleBody, Record<string, never>, { id: string }>({
@@ -26,6 +30,7 @@ const update = (method: 'put' | 'patch') =>
     path: '/articles/:id',
     level: routeLevel(articleResource.access.update),
     summary: 'Update an article (owner or admin); omitted fields stay as they are',
+    description: IF_MATCH,
     tags,
     schemas: { body: updateArticleBody, params: articleParams },
     responses: {
@@ -34,6 +39,7 @@ const update = (method: 'put' | 'patch') =>
       401: problem('No credential'),
       403: problem('Not the owner or an admin'),
       404: problem('No such article'),
+      412: preconditionFailed,
     },
   });
 
@@ -51,19 +57,24 @@ export const articlesApi = {
     method: 'get',
     path: '/articles',
     level: routeLevel(articleResource.access.list),
-    summary: 'List articles: q, page, limit, sort, fields',
+    summary: 'List articles: q, filters, page or after, limit, sort, fields, count',
     tags,
     schemas: { query: listArticlesQuery },
-    responses: { 200: { description: 'One page of articles', schema: articleListingSchema }, 400: problem('Invalid listing parameter') },
+    responses: {
+      200: { description: 'One page of articles', schema: articleListingSchema },
+      304: notModified,
+      400: problem('Invalid listing parameter, or a parameter the listing does not know'),
+    },
   }),
   getArticle: defineSpec({
     method: 'get',
     path: '/articles/:id',
     level: routeLevel(articleResource.access.read),
     summary: 'Get an article',
+    description: 'Answers a strong `ETag`; with `If-None-Match` naming it, 304 and no body.',
     tags,
     schemas: { params: articleParams },
-    responses: { 200: view, 404: problem('No such article') },
+    responses: { 200: view, 304: notModified, 404: problem('No such article') },
   }),
   replaceArticle: update('put'),
   changeArticle: update('patch'),
@@ -72,6 +83,7 @@ export const articlesApi = {
     path: '/articles/:id',
     level: routeLevel(articleResource.access.delete),
     summary: 'Delete an article (owner or admin)',
+    description: IF_MATCH,
     tags,
     schemas: { params: articleParams },
     responses: {
@@ -79,6 +91,7 @@ export const articlesApi = {
       401: problem('No credential'),
       403: problem('Not the owner or an admin'),
       404: problem('No such article'),
+      412: preconditionFailed,
     },
   }),
 };

@@ -36,7 +36,7 @@ export interface ArticlesDeps {
 
 /** The whole service wired from its dependencies, as start.ts and the tests use it. */
 export function createArticles({ config, logger, mongo }: ArticlesDeps) {
-  const articles = createArticleRepository(mongo.db);
+  const articles = createArticleRepository(mongo.db, config.PRINCIPAL_SECRET);
   const app = createApp({ config, logger, articles, readiness: [mongo.readiness] });
   return { app, articles, ensureIndexes: () => articles.ensureIndexes() };
 }

@@ -38,7 +38,7 @@ describe('articles service', () => {
     test('when the indexes are ensured again (a restart on existing data), then it succeeds and changes nothing', async () => {
       const before = await svc.articles.indexes();
 
-      await createArticleRepository(svc.articles.db).ensureIndexes();
+      await createArticleRepository(svc.articles.db, TEST_PRINCIPAL_SECRET).ensureIndexes();
 
       expect(await svc.articles.indexes()).toEqual(before);
     });

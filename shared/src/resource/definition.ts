@@ -16,6 +16,10 @@ export interface FieldDef {
   values?: readonly string[];
   description?: string;
   example?: unknown;
+  /** Listings filter on it unless false (`?name=…`, `?name[op]=…`, operators by type). */
+  filter?: boolean;
+  /** An index on it, for filters and sorts on a large collection. */
+  index?: boolean;
 }
 
 /**
@@ -43,6 +47,8 @@ export interface AnyResourceDefinition {
   sortable: readonly string[];
   defaultSort: string;
   access: ResourceAccess;
+  /** The system fields listings filter on; default all (`user`, `createdAt`, `updatedAt`). */
+  systemFilters?: readonly SystemField[];
 }
 
 /** Everything a resource service knows about its records; schemas, views, listing and indexes follow from it. */
@@ -59,6 +65,7 @@ export interface ResourceDefinition<F extends Record<string, FieldDef>> extends 
   /** The order without `sort`, e.g. `-createdAt`. */
   defaultSort: string;
   access: ResourceAccess;
+  systemFilters?: readonly SystemField[];
 }
 
 /** Keeps the field literals (enum values, required flags) so the model type can be derived. */
@@ -86,7 +93,14 @@ export type FieldValues<F extends Record<string, FieldDef>> = Flatten<
 
 /** A stored record as the domain sees it. */
 export type ResourceModel<F extends Record<string, FieldDef>> = Flatten<
-  { id: string } & FieldValues<F> & { /** The creating user's id. */ userId: string; createdAt: Date; updatedAt: Date }
+  { id: string } & FieldValues<F> & {
+    /** The creating user's id. */
+    userId: string;
+    createdAt: Date;
+    updatedAt: Date;
+    /** Grows with every change (0 for a record stored before versions); the ETag is made of it. */
+    version: number;
+  }
 >;
 
 export type ModelOf<R> = R extends ResourceDefinition<infer F> ? ResourceModel<F> : never;

@@ -15,5 +15,5 @@ export {
 } from './definition';
 export { assertMayActOn, assertMayTry, assertUser, type UserPrincipal } from './ownership';
 export { createResourceRepository, type Listing, type ResourceRepository } from './repository';
-export { lengthBounds, resourceSchemas } from './schemas';
+export { filtersOf, lengthBounds, resourceSchemas } from './schemas';
 export { defineView, type Selected } from './view';

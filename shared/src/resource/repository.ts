@@ -1,36 +1,47 @@
-import type { Collection, Db, Filter, ObjectId as ObjectIdType } from 'mongodb';
+import type { Collection, Db, ObjectId as ObjectIdType, UpdateFilter } from 'mongodb';
 import { ObjectId } from 'mongodb';
-import { mongoSort, searchFilter, type ListingQuery } from '../listing';
+import type { ListingPage, ListingQuery } from '../listing';
+import { createListingCursors } from '../listing-cursor';
+import { findPage } from '../listing-page';
 import { parseObjectId } from '../mongo';
 import { modelField, type AnyResourceDefinition } from './definition';
+import { filtersOf } from './schemas';
 import type { Selected } from './view';
 
-/** A listing page as the domain sees it: the rows of one page and the total that matches. */
-export interface Listing<T> {
+/** A listing page as the domain sees it: the rows of one page, the total (unless not counted) and the next cursor. */
+export interface Listing<T> extends ListingPage {
   rows: T[];
-  count: number;
 }
 
 /** Storage as a resource's use cases need it; plain objects in and out. */
-export interface ResourceRepository<M extends { id: string }> {
-  insert(record: Omit<M, 'id'>): Promise<M>;
+export interface ResourceRepository<M extends { id: string; version: number }> {
+  /** Stores a new record at version 1. */
+  insert(record: Omit<M, 'id' | 'version'>): Promise<M>;
   /** Null for an unknown or malformed id. */
   findById(id: string): Promise<M | null>;
   /** Rows carry `id` and the fields `query.fields` selects (all when none). */
   list(query: ListingQuery): Promise<Listing<Selected<M>>>;
-  /** Sets the given fields (an undefined one is left alone); null when the record is gone. */
-  update(id: string, changes: Partial<Omit<M, 'id'>>): Promise<M | null>;
-  /** False when there was nothing to remove. */
-  remove(id: string): Promise<boolean>;
+  /**
+   * Sets the given fields (an undefined one is left alone) and the next version; null when the
+   * record is gone, or (with `version`) is no longer at that version: the check and the write are
+   * one operation.
+   */
+  update(id: string, changes: Partial<Omit<M, 'id' | 'version'>>, version?: number): Promise<M | null>;
+  /** False when there was nothing to remove (or, with `version`, not at that version). */
+  remove(id: string, version?: number): Promise<boolean>;
 }
 
 type Doc = { _id: ObjectIdType } & Record<string, unknown>;
 
-/** `_id` becomes the hex `id`; every other field as stored. */
+/** `_id` becomes the hex `id`; every other field as stored; a record from before versions is at 0. */
 function toModel<M>(doc: Doc): M {
-  const { _id, ...fields } = doc;
-  return { id: _id.toHexString(), ...fields } as M;
+  const { _id, version, ...fields } = doc;
+  return { id: _id.toHexString(), ...fields, version: typeof version === 'number' ? version : 0 } as M;
 }
+
+/** The filter of a record at `version` (version 0: stored before versions, no field). */
+const atVersion = (version: number | undefined) =>
+  version === undefined ? {} : version === 0 ? { version: { $exists: false } } : { version };
 
 const dbField = (apiField: string) => (apiField === 'id' ? '_id' : modelField(apiField));
 
@@ -38,11 +49,19 @@ const dbField = (apiField: string) => (apiField === 'id' ? '_id' : modelField(ap
  * The records of `definition` in the collection of its name: documents hold the model's fields
  * under the same names, and the id as `_id`.
  */
-export function createResourceRepository<M extends { id: string }>(
+export function createResourceRepository<M extends { id: string; version: number }>(
   db: Db,
   definition: AnyResourceDefinition,
+  options: { cursorSecret: string },
 ): ResourceRepository<M> & { collection: Collection<Doc>; ensureIndexes(): Promise<void> } {
   const collection = db.collection<Doc>(definition.name);
+  const source = {
+    collection,
+    cursors: createListingCursors(options.cursorSecret, definition.name),
+    searched: definition.searchable.map(dbField),
+    filters: filtersOf(definition),
+    dbField,
+  };
   return {
     collection,
 
@@ -57,10 +76,14 @@ export function createResourceRepository<M extends { id: string }>(
         const direction = definition.defaultSort.startsWith('-') ? -1 : 1;
         await collection.createIndex({ [modelField(field)]: direction, _id: direction }, { name: `${field}_id` });
       }
+      // The fields the definition marks `index`, for their filters (and sorts).
+      for (const [name, def] of Object.entries(definition.fields)) {
+        if (def.index) await collection.createIndex({ [name]: 1, _id: 1 }, { name: `${name}_filter` });
+      }
     },
 
     async insert(record) {
-      const doc = { _id: new ObjectId(), ...record } as Doc;
+      const doc = { _id: new ObjectId(), ...record, version: 1 } as Doc;
       await collection.insertOne(doc);
       return toModel<M>(doc);
     },
@@ -72,29 +95,23 @@ export function createResourceRepository<M extends { id: string }>(
     },
 
     async list(query) {
-      // q over the searchable fields; the sort with `_id` as tie-breaker; only the selected fields read.
-      const filter = searchFilter(query.q, definition.searchable.map(dbField)) as Filter<Doc>;
-      const projection = query.fields ? Object.fromEntries([['_id', 1], ...query.fields.map((f) => [dbField(f), 1])]) : undefined;
-      const [rows, count] = await Promise.all([
-        collection
-          .find(filter, { projection, sort: mongoSort(query.sort, dbField), skip: (query.page - 1) * query.limit, limit: query.limit })
-          .toArray(),
-        collection.countDocuments(filter),
-      ]);
-      return { rows: rows.map((row) => toModel<Selected<M>>(row)), count };
+      const { docs, count, next } = await findPage(source, query);
+      return { rows: docs.map((row) => toModel<Selected<M>>(row)), count, next };
     },
 
-    async update(id, changes) {
+    async update(id, changes, version) {
       const _id = parseObjectId(id);
       // An absent field must not become null.
       const $set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-      const doc = _id && (await collection.findOneAndUpdate({ _id }, { $set }, { returnDocument: 'after' }));
+      const doc =
+        _id &&
+        (await collection.findOneAndUpdate({ _id, ...atVersion(version) }, { $set, $inc: { version: 1 } } as unknown as UpdateFilter<Doc>, { returnDocument: 'after' }));
       return doc ? toModel<M>(doc) : null;
     },
 
-    async remove(id) {
+    async remove(id, version) {
       const _id = parseObjectId(id);
-      return _id !== null && (await collection.deleteOne({ _id })).deletedCount === 1;
+      return _id !== null && (await collection.deleteOne({ _id, ...atVersion(version) })).deletedCount === 1;
     },
   };
 }

@@ -2,7 +2,8 @@ import type { ObjectSchema, Schema } from 'joi';
 import { Joi } from '../joi';
 import { httpUrlSchema } from '../http-url';
 import { listingQuerySchema, type ListingQuery, type ListingSpec } from '../listing';
-import { apiFields, type FieldDef, type AnyResourceDefinition } from './definition';
+import type { FilterSpec, FilterType } from '../listing-filters';
+import { apiFields, modelField, SYSTEM_FIELDS, type FieldDef, type AnyResourceDefinition } from './definition';
 
 /** Bounds used when a field gives none. */
 export const FIELD_DEFAULTS = { stringMax: 1000, textMax: 100_000, emailMax: 254, urlMax: 2000 } as const;
@@ -108,6 +109,38 @@ function viewFieldSchema(field: FieldDef): Schema {
   }
 }
 
+const FILTER_TYPES: Record<FieldDef['type'], FilterType> = {
+  string: 'string',
+  text: 'string',
+  email: 'string',
+  url: 'string',
+  enum: 'enum',
+  integer: 'integer',
+  number: 'number',
+  boolean: 'boolean',
+  date: 'date',
+};
+
+/**
+ * The filters of a resource's listing: every field whose `filter` is not false, typed as in
+ * bodies, and the system fields it names (all by default): the owner (`user`) and the timestamps.
+ */
+export function filtersOf(definition: AnyResourceDefinition): FilterSpec[] {
+  const own = Object.entries(definition.fields)
+    .filter(([, field]) => field.filter !== false)
+    .map(([name, field]): FilterSpec => ({
+      name,
+      type: FILTER_TYPES[field.type],
+      value: fieldSchema(name, field),
+      values: field.values,
+      optional: !field.required,
+    }));
+  const system = (definition.systemFilters ?? SYSTEM_FIELDS).map(
+    (name): FilterSpec => (name === 'user' ? { name, type: 'id', dbField: modelField(name) } : { name, type: 'date' }),
+  );
+  return [...own, ...system];
+}
+
 /** The listing rules for the shared query parser. `id` may be named in `fields`; it comes back anyway. */
 export function listingSpecOf(definition: AnyResourceDefinition): ListingSpec {
   return {
@@ -115,6 +148,7 @@ export function listingSpecOf(definition: AnyResourceDefinition): ListingSpec {
     sortable: [...definition.sortable],
     selectable: ['id', ...apiFields(definition)],
     defaultSort: definition.defaultSort,
+    filters: filtersOf(definition),
   };
 }
 
@@ -151,7 +185,7 @@ export function resourceSchemas(definition: AnyResourceDefinition) {
   /** A listing row: `id`, and with `fields` only the fields named there. */
   const row = view.fork(apiFields(definition), (field) => field.optional());
   const listing = Joi.object({
-    count: Joi.number().integer().min(0).required().description('Total matching, ignoring paging (also in X-Total-Count).'),
+    count: Joi.number().integer().min(0).description('Total matching, ignoring paging (also in X-Total-Count); left out with `count=false`.'),
     rows: Joi.array().items(row).required().description('One page; with `fields`, only id and those fields.'),
   });
   const listingQuery: ObjectSchema<ListingQuery> = listingQuerySchema(listingSpecOf(definition));

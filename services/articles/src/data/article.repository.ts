@@ -5,7 +5,10 @@ import { articleResource } from '../resource';
 
 export const ARTICLES_COLLECTION = articleResource.name;
 
-/** Articles in the collection of their name, with the indexes the listing and the owner lookup use. */
-export function createArticleRepository(db: Db) {
-  return createResourceRepository<Article>(db, articleResource);
+/**
+ * Articles in the collection of their name, with the indexes the listing and the owner lookup use;
+ * listing cursors are signed with a key derived from `cursorSecret`.
+ */
+export function createArticleRepository(db: Db, cursorSecret: string) {
+  return createResourceRepository<Article>(db, articleResource, { cursorSecret });
 }

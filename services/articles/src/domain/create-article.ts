@@ -11,5 +11,5 @@ export async function createArticle({ articles }: ArticleDeps, input: CreateArti
   const { principal, ...values } = input;
   assertUser(principal);
   const now = new Date();
-  return articles.insert({ ...values, userId: principal.id, createdAt: now, updatedAt: now } as Omit<Article, 'id'>);
+  return articles.insert({ ...values, userId: principal.id, createdAt: now, updatedAt: now } as Omit<Article, 'id' | 'version'>);
 }

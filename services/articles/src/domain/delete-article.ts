@@ -1,15 +1,19 @@
-import type { Principal } from '@restgate/shared';
+import { assertIfMatch, entityTag, errors, type Principal } from '@restgate/shared';
 import { assertMayActOn, assertMayTry } from '@restgate/shared/resource';
 import { articleErrors } from '../errors';
 import { articleResource } from '../resource';
 import type { ArticleDeps } from './article.model';
 import { findArticle } from './get-article';
 
-export async function deleteArticle(deps: ArticleDeps, input: { id: string; principal: Principal }): Promise<void> {
+/** With `ifMatch` (the client's `If-Match`), only the version it names is deleted. */
+export async function deleteArticle(deps: ArticleDeps, input: { id: string; principal: Principal; ifMatch?: string }): Promise<void> {
   const level = articleResource.access.delete;
   assertMayTry(level, input.principal);
   const article = await findArticle(deps, input.id);
   assertMayActOn(level, input.principal, article.userId);
-  // Someone else deleted it first.
-  if (!(await deps.articles.remove(input.id))) throw articleErrors.notFound();
+  assertIfMatch(input.ifMatch, entityTag(article.id, article.version));
+  if (await deps.articles.remove(input.id, input.ifMatch === undefined ? undefined : article.version)) return;
+  // Someone else deleted it first, or (with If-Match) changed it.
+  if (input.ifMatch !== undefined && (await deps.articles.findById(input.id))) throw errors.preconditionFailed();
+  throw articleErrors.notFound();
 }

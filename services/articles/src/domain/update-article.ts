@@ -1,4 +1,4 @@
-import type { Principal } from '@restgate/shared';
+import { assertIfMatch, entityTag, errors, type Principal } from '@restgate/shared';
 import { assertMayActOn, assertMayTry } from '@restgate/shared/resource';
 import { articleErrors } from '../errors';
 import { articleResource } from '../resource';
@@ -10,6 +10,8 @@ export interface UpdateArticleInput {
   /** Only the fields the client sent; the others stay as they are (PUT and PATCH alike). */
   changes: ArticleChanges;
   principal: Principal;
+  /** The client's `If-Match`: the write happens only at the version it names. */
+  ifMatch?: string;
 }
 
 export async function updateArticle(deps: ArticleDeps, input: UpdateArticleInput): Promise<Article> {
@@ -17,8 +19,12 @@ export async function updateArticle(deps: ArticleDeps, input: UpdateArticleInput
   assertMayTry(level, input.principal);
   const article = await findArticle(deps, input.id);
   assertMayActOn(level, input.principal, article.userId);
-  const updated = await deps.articles.update(input.id, { ...input.changes, updatedAt: new Date() } as Partial<Omit<Article, 'id'>>);
-  // Deleted between the read and the write.
-  if (!updated) throw articleErrors.notFound();
-  return updated;
+  assertIfMatch(input.ifMatch, entityTag(article.id, article.version));
+  const changes = { ...input.changes, updatedAt: new Date() } as Partial<Omit<Article, 'id' | 'version'>>;
+  // With If-Match the write names the version just checked, so a change in between fails it.
+  const updated = await deps.articles.update(input.id, changes, input.ifMatch === undefined ? undefined : article.version);
+  if (updated) return updated;
+  // Deleted between the read and the write, or (with If-Match) changed.
+  if (input.ifMatch !== undefined && (await deps.articles.findById(input.id))) throw errors.preconditionFailed();
+  throw articleErrors.notFound();
 }

@@ -15,7 +15,7 @@ export const sessionListQuery = Joi.object<{ page: number; limit: number }>({
   page: Joi.number()
     .integer()
     .min(1)
-    .max(LISTING_LIMITS.maxOffset / LISTING_LIMITS.maxLimit + 1)
+    .max(LISTING_LIMITS.maxPage)
     .default(1)
     .description('1-based page number.'),
   limit: Joi.number().integer().min(1).max(LISTING_LIMITS.maxLimit).default(LISTING_LIMITS.defaultLimit).description('Page size.'),

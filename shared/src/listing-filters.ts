@@ -1,0 +1,225 @@
+import type { Schema } from 'joi';
+import { Joi } from './joi';
+
+/**
+ * Listing filters: `?<field>=<value>` and `?<field>[<op>]=<value>` on the fields a listing declares.
+ * Each parameter is a key of the listing's joi schema, so its value is validated (and documented)
+ * as the field's type, and what reaches MongoDB is built here from typed values: a client never
+ * writes an operator.
+ */
+
+/** What a filter's values are. `id` is an owner's id (24 hex characters). */
+export type FilterType = 'string' | 'enum' | 'integer' | 'number' | 'date' | 'boolean' | 'id';
+export type FilterOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'prefix' | 'exists';
+
+/** One filterable field of a listing. */
+export interface FilterSpec {
+  /** The API field: parameters are `name` and `name[op]`. */
+  name: string;
+  type: FilterType;
+  /** The field's rule as a request body has it (bounds included); equality takes exactly this. */
+  value?: Schema;
+  /** Enum values. */
+  values?: readonly string[];
+  /** The field may be absent from a record: `exists` applies. */
+  optional?: boolean;
+  /** The operators offered, when fewer than the type's. */
+  ops?: readonly FilterOp[];
+  /** The stored field (default: `name`). */
+  dbField?: string;
+  /** A condition of its own for a field whose stored form differs from the API's. */
+  toMongo?: (op: FilterOp, value: unknown) => Record<string, unknown>;
+}
+
+/** A parsed filter: the field, the operator and the value, typed. */
+export interface ParsedFilter {
+  field: string;
+  op: FilterOp;
+  value: unknown;
+}
+
+export const FILTER_LIMITS = { maxIn: 50, maxInLength: 5000 } as const;
+
+const OPS_BY_TYPE: Record<FilterType, FilterOp[]> = {
+  string: ['eq', 'ne', 'in', 'prefix'],
+  enum: ['eq', 'ne', 'in'],
+  integer: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in'],
+  number: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in'],
+  date: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in'],
+  boolean: ['eq'],
+  id: ['eq', 'ne', 'in'],
+};
+
+/** The operators a filter takes: its own list, else its type's, `exists` for optional fields. */
+export function opsOf(filter: FilterSpec): FilterOp[] {
+  const ops = filter.ops ? [...filter.ops] : [...OPS_BY_TYPE[filter.type]];
+  if (filter.optional && !filter.ops && !ops.includes('exists')) ops.push('exists');
+  return ops;
+}
+
+/** The query parameter of one operator; equality also answers to the bare field name. */
+export const paramName = (field: string, op: FilterOp) => `${field}[${op}]`;
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+const HEX_ID = /^[0-9a-fA-F]{24}$/;
+const INTEGER = '-?\\d{1,16}';
+const NUMBER = '-?\\d{1,16}(?:\\.\\d{1,16})?';
+// Dates in filters are RFC 3339 date-times (or a bare date, midnight UTC); the day is checked
+// against the month by the pattern itself, so the documented pattern is exactly what is accepted.
+const DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2\\d))';
+const TIME = '(?:T(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,3})?)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d))';
+const DATE_TIME = `\\d{4}-${DAY}${TIME}?`;
+
+const listPattern = (item: string) => `^${item}(?:,${item}){0,${FILTER_LIMITS.maxIn - 1}}$`;
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A date-time as the pattern allows it; February 29th of a common year is refused. */
+function toDate(text: string): Date | undefined {
+  const date = new Date(/T/.test(text) ? text : `${text}T00:00:00Z`);
+  if (Number.isNaN(date.getTime())) return undefined;
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  if (month === 2 && day === 29 && new Date(Date.UTC(year, 1, 29)).getUTCMonth() !== 1) return undefined;
+  return date;
+}
+
+const dateSchema = () =>
+  Joi.string()
+    .pattern(new RegExp(`^${DATE_TIME}$`))
+    .messages({ 'string.pattern.base': '{{#label}} must be an ISO 8601 date-time, e.g. 2026-01-02T03:04:05Z' })
+    .custom((value: string, helpers) => toDate(value) ?? helpers.message({ custom: `${helpers.state.path?.join('.')} is not a real date` }))
+    .description('An ISO 8601 date-time (RFC 3339), e.g. `2026-01-02T03:04:05Z`; a bare date is midnight UTC.');
+
+const numberSchema = (type: 'integer' | 'number') =>
+  type === 'integer' ? Joi.number().integer().min(-MAX_SAFE).max(MAX_SAFE) : Joi.number().min(-1e15).max(1e15);
+
+/** The value rule of one operator of a filter. */
+function valueSchema(filter: FilterSpec, op: FilterOp): Schema {
+  if (op === 'exists') return Joi.boolean().description('true: the field is set; false: it is not.');
+  if (op === 'in') return inSchema(filter);
+  switch (filter.type) {
+    case 'date':
+      return dateSchema();
+    case 'id':
+      return Joi.string().pattern(HEX_ID).description('A user id (24 hex characters).');
+    case 'integer':
+    case 'number':
+      // Equality takes the body's rule; a range or `ne` may name any value of the type.
+      return op === 'eq' && filter.value ? filter.value : numberSchema(filter.type);
+    case 'enum':
+      return Joi.string().valid(...(filter.values ?? []));
+    default:
+      return filter.value ?? Joi.string().max(1000);
+  }
+}
+
+/** `in`: a comma list of at most FILTER_LIMITS.maxIn values of the field's type, matched against a pattern that says exactly that. */
+function inSchema(filter: FilterSpec): Schema {
+  let item: string;
+  let convert: (text: string) => unknown;
+  switch (filter.type) {
+    case 'integer':
+      [item, convert] = [INTEGER, Number];
+      break;
+    case 'number':
+      [item, convert] = [NUMBER, Number];
+      break;
+    case 'date':
+      [item, convert] = [DATE_TIME, toDate];
+      break;
+    case 'id':
+      [item, convert] = ['[0-9a-fA-F]{24}', (text) => text];
+      break;
+    case 'enum':
+      [item, convert] = [`(?:${(filter.values ?? []).map(escapeRegex).join('|')})`, (text) => text];
+      break;
+    default:
+      // Strings: any characters but commas (and NUL); blanks around each value are trimmed, as in bodies.
+      [item, convert] = ['[^,\\u0000]*', (text) => text.trim()];
+  }
+  return Joi.string()
+    .allow('')
+    .max(FILTER_LIMITS.maxInLength)
+    .pattern(new RegExp(listPattern(item)))
+    .messages({ 'string.pattern.base': `{{#label}} must be a comma list of at most ${FILTER_LIMITS.maxIn} values of the field's type` })
+    .custom((value: string, helpers) => {
+      const items = value.split(',').map(convert);
+      if (items.some((v) => v === undefined)) return helpers.message({ custom: `${helpers.state.path?.join('.')} holds a date that does not exist` });
+      return filter.type === 'string' ? items.filter((v) => v !== '') : items;
+    })
+    .description(`A comma list of at most ${FILTER_LIMITS.maxIn} values: matches any of them.`);
+}
+
+/** The joi keys of every filter parameter of a listing, each with its value rule. */
+export function filterKeys(filters: readonly FilterSpec[]): Record<string, Schema> {
+  const keys: Record<string, Schema> = {};
+  for (const filter of filters) {
+    for (const op of opsOf(filter)) {
+      const schema = valueSchema(filter, op);
+      if (op === 'eq') keys[filter.name] = schema.description(`Only rows whose ${filter.name} equals this.`);
+      keys[paramName(filter.name, op)] = schema.description(describeOp(filter.name, op, schema));
+    }
+  }
+  return keys;
+}
+
+function describeOp(field: string, op: FilterOp, schema: Schema): string {
+  const what: Record<FilterOp, string> = {
+    eq: `equals this (same as \`${field}=\`)`,
+    ne: 'differs from this',
+    gt: 'is greater than this',
+    gte: 'is at least this',
+    lt: 'is less than this',
+    lte: 'is at most this',
+    in: `is one of these (comma list, at most ${FILTER_LIMITS.maxIn})`,
+    prefix: 'starts with this (case-insensitive; characters are literal)',
+    exists: 'is set (`true`) or not (`false`)',
+  };
+  const own = schema.describe().flags as { description?: string } | undefined;
+  return `Only rows whose ${field} ${what[op]}.${own?.description && op !== 'in' && op !== 'exists' ? ` ${own.description}` : ''}`;
+}
+
+/** The filters a validated query holds, taken out of it. */
+export function takeFilters(value: Record<string, unknown>, filters: readonly FilterSpec[]): ParsedFilter[] {
+  const parsed: ParsedFilter[] = [];
+  for (const filter of filters) {
+    for (const op of opsOf(filter)) {
+      for (const key of op === 'eq' ? [filter.name, paramName(filter.name, op)] : [paramName(filter.name, op)]) {
+        if (!(key in value)) continue;
+        parsed.push({ field: filter.name, op, value: value[key] });
+        delete value[key];
+      }
+    }
+  }
+  return parsed;
+}
+
+/** The message for a parameter no filter declares, naming what the field does take when it is one. */
+export function unknownParamMessage(key: string, filters: readonly FilterSpec[]): string {
+  const match = /^([^[\]]+)\[([^\]]*)\]$/.exec(key);
+  const filter = match && filters.find((f) => f.name === match[1]);
+  if (filter) return `${key}: ${filter.name} takes the operators ${opsOf(filter).join(', ')}, as ${filter.name}[op]`;
+  return `${key} is not a parameter of this listing`;
+}
+
+/** The MongoDB condition of the parsed filters (AND), built from typed values only. */
+export function filterQuery(parsed: readonly ParsedFilter[], filters: readonly FilterSpec[]): Record<string, unknown> {
+  const conditions = parsed.map(({ field, op, value }) => {
+    const filter = filters.find((f) => f.name === field)!;
+    if (filter.toMongo) return filter.toMongo(op, value);
+    return { [filter.dbField ?? filter.name]: condition(op, value) };
+  });
+  return conditions.length ? { $and: conditions } : {};
+}
+
+function condition(op: FilterOp, value: unknown): Record<string, unknown> {
+  switch (op) {
+    case 'prefix':
+      return { $regex: `^${escapeRegex(String(value))}`, $options: 'i' };
+    case 'exists':
+      return { $exists: value === true };
+    case 'in':
+      return { $in: value as unknown[] };
+    default:
+      return { [`$${op}`]: value };
+  }
+}
