@@ -23,6 +23,8 @@ export interface FilterSpec {
   values?: readonly string[];
   /** The field may be absent from a record: `exists` applies. */
   optional?: boolean;
+  /** A rule of its own for an operator (an e-mail's prefix is no e-mail). */
+  opValues?: Partial<Record<FilterOp, Schema>>;
   /** The operators offered, when fewer than the type's. */
   ops?: readonly FilterOp[];
   /** The stored field (default: `name`). */
@@ -94,6 +96,8 @@ const numberSchema = (type: 'integer' | 'number') =>
 
 /** The value rule of one operator of a filter. */
 function valueSchema(filter: FilterSpec, op: FilterOp): Schema {
+  const own = filter.opValues?.[op];
+  if (own) return own;
   if (op === 'exists') return Joi.boolean().description('true: the field is set; false: it is not.');
   if (op === 'in') return inSchema(filter);
   switch (filter.type) {

@@ -123,6 +123,10 @@ export const socialApi = {
 /** `/users/me…` rows come before `/users/:id…` so that "me" is never read as an id. */
 export function userApi(options: IdentityApiOptions) {
   const schemas = userSchemas(options);
+  const notModified = { description: 'Not modified: If-None-Match names the current ETag.' };
+  const preconditionFailed = { description: 'If-Match does not name the current ETag (`precondition_failed`): nothing changed.' };
+  const ifMatch =
+    'With `If-Match: <ETag>` (from a GET of the user or an earlier write) it happens only if the user is still at that version; otherwise 412 `precondition_failed` and nothing changes.';
 
   const update = (method: HttpMethod, path: string) =>
     defineSpec<{ name?: string; picture?: string }, unknown, { id?: string }>({
@@ -131,13 +135,15 @@ export function userApi(options: IdentityApiOptions) {
       level: 'user',
       tags: userTags,
       summary: `${method === 'put' ? 'Replace' : 'Change'} a profile (name, picture); omitted fields stay. The user themself or an admin.`,
+      description: ifMatch,
       schemas: { body: schemas.profileBody },
       responses: {
-        200: { description: 'The updated user.', schema: fullUserSchema },
+        200: { description: 'The updated user, with its ETag.', schema: fullUserSchema },
         400: validation,
         401: unauthorized,
         403: forbidden,
         404: notFound,
+        412: preconditionFailed,
       },
     });
 
@@ -181,10 +187,11 @@ export function userApi(options: IdentityApiOptions) {
       path: '/users',
       level: 'admin',
       tags: userTags,
-      summary: 'List users: `q` searches name and e-mail.',
+      summary: 'List users: `q` searches name and e-mail; filters on role, emailVerified, createdAt, email.',
       schemas: { query: schemas.listQuery },
       responses: {
         200: { description: 'A page of users.', schema: userListingSchema },
+        304: notModified,
         400: validation,
         401: unauthorized,
         403: forbidden,
@@ -196,7 +203,14 @@ export function userApi(options: IdentityApiOptions) {
       level: 'user',
       tags: userTags,
       summary: 'The calling user.',
-      responses: { 200: { description: 'The user.', schema: fullUserSchema }, 401: unauthorized, 403: forbidden, 404: notFound },
+      description: 'Answers a strong `ETag`; with `If-None-Match` naming it, 304 and no body.',
+      responses: {
+        200: { description: 'The user, with its ETag.', schema: fullUserSchema },
+        304: notModified,
+        401: unauthorized,
+        403: forbidden,
+        404: notFound,
+      },
     }),
     replaceOwnProfile: update('put', '/users/me'),
     changeOwnProfile: update('patch', '/users/me'),
@@ -209,7 +223,8 @@ export function userApi(options: IdentityApiOptions) {
       level: 'admin',
       tags: userTags,
       summary: 'Delete the calling admin\'s own account.',
-      responses: { 204: { description: 'Deleted.' }, 401: unauthorized, 403: forbidden, 404: notFound },
+      description: ifMatch,
+      responses: { 204: { description: 'Deleted.' }, 401: unauthorized, 403: forbidden, 404: notFound, 412: preconditionFailed },
     }),
     getUser: defineSpec<unknown, unknown, { id: string }>({
       method: 'get',
@@ -217,7 +232,8 @@ export function userApi(options: IdentityApiOptions) {
       level: 'public',
       tags: userTags,
       summary: 'A user, public view.',
-      responses: { 200: { description: 'The user.', schema: publicUserSchema }, 404: notFound },
+      description: 'Answers a strong `ETag`; with `If-None-Match` naming it, 304 and no body.',
+      responses: { 200: { description: 'The user, with its ETag.', schema: publicUserSchema }, 304: notModified, 404: notFound },
     }),
     replaceProfile: update('put', '/users/:id'),
     changeProfile: update('patch', '/users/:id'),
@@ -257,11 +273,13 @@ export function userApi(options: IdentityApiOptions) {
       level: 'admin',
       tags: userTags,
       summary: 'Delete a user; their sessions end with them.',
+      description: ifMatch,
       responses: {
         204: { description: 'Deleted.' },
         401: unauthorized,
         403: forbidden,
         404: notFound,
+        412: preconditionFailed,
         503: { description: 'The revocation store is unavailable: nothing changed, try again.' },
       },
     }),

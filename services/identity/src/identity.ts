@@ -61,7 +61,7 @@ export interface Identity {
  */
 export function createIdentity({ config, logger, metrics = createMetrics(), amqpOptions, abuseProtection = true }: IdentityWiring): Identity {
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
-  const users = new MongoUserRepository(mongo.db);
+  const users = new MongoUserRepository(mongo.db, config.PRINCIPAL_SECRET);
   const hasher = createPasswordHasher({
     rounds: config.BCRYPT_ROUNDS,
     workers: config.HASH_WORKERS,

@@ -1,8 +1,9 @@
-import { isDuplicateKeyError, mongoSort, parseObjectId, searchFilter } from '@restgate/shared';
-import { ObjectId, type Collection, type Db, type Filter, type Sort, type UpdateFilter } from 'mongodb';
+import { createListingCursors, findPage, isDuplicateKeyError, parseObjectId, type ListingCursors, type ListingPage } from '@restgate/shared';
+import { ObjectId, type Collection, type Db, type Filter, type UpdateFilter } from 'mongodb';
 import type { NewUser, ProviderLinks, UserPage, UserRepository, UserSummary } from '../domain/identity-deps';
 import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from '../domain/social/social-provider';
 import type { Role, UserRecord } from '../domain/user';
+import { USER_FILTERS } from '../http/user.schemas';
 
 interface UserDocument {
   _id: ObjectId;
@@ -18,6 +19,8 @@ interface UserDocument {
   emailVerifiedAt?: Date;
   createdAt: Date;
   updatedAt: Date;
+  /** Grows with every change; absent on documents written before versions (version 0). */
+  version?: number;
 }
 
 const SEARCHED_FIELDS = ['name', 'email'];
@@ -45,8 +48,13 @@ function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
     role: doc.role,
     emailVerified: isVerified(doc),
     createdAt: doc.createdAt,
+    version: doc.version ?? 0,
   };
 }
+
+/** The filter of a user at `version` (0: written before versions, no field). */
+const atVersion = (version: number | undefined): Filter<UserDocument> =>
+  version === undefined ? {} : version === 0 ? { version: { $exists: false } } : { version };
 
 function toRecord(doc: UserDocument): UserRecord {
   return { ...toSummary(doc), passwordHash: doc.passwordHash ?? null };
@@ -55,9 +63,12 @@ function toRecord(doc: UserDocument): UserRecord {
 /** Users in MongoDB. Ids go in and out as hex strings; a malformed id finds nothing. */
 export class MongoUserRepository implements UserRepository {
   private readonly users: Collection<UserDocument>;
+  private readonly cursors: ListingCursors;
 
-  constructor(db: Db) {
+  /** Listing cursors are signed with a key derived from `cursorSecret`. */
+  constructor(db: Db, cursorSecret: string) {
     this.users = db.collection<UserDocument>('users');
+    this.cursors = createListingCursors(cursorSecret, 'users');
   }
 
   async ensureIndexes(): Promise<void> {
@@ -75,7 +86,14 @@ export class MongoUserRepository implements UserRepository {
   async insert(user: NewUser): Promise<UserRecord> {
     const now = new Date();
     const { emailVerified, ...fields } = user;
-    const doc: UserDocument = { _id: new ObjectId(), ...fields, ...verification(emailVerified ?? false, now), createdAt: now, updatedAt: now };
+    const doc: UserDocument = {
+      _id: new ObjectId(),
+      ...fields,
+      ...verification(emailVerified ?? false, now),
+      createdAt: now,
+      updatedAt: now,
+      version: 1,
+    };
     await this.users.insertOne(doc);
     return toRecord(doc);
   }
@@ -109,7 +127,7 @@ export class MongoUserRepository implements UserRepository {
     try {
       const doc = await this.users.findOneAndUpdate(
         { _id, [field]: { $exists: false } } as Filter<UserDocument>,
-        { $set: { [field]: providerId, updatedAt: new Date() } } as UpdateFilter<UserDocument>,
+        { $set: { [field]: providerId, updatedAt: new Date() }, $inc: { version: 1 } } as UpdateFilter<UserDocument>,
         { returnDocument: 'after' },
       );
       return doc ? toRecord(doc) : null;
@@ -119,38 +137,37 @@ export class MongoUserRepository implements UserRepository {
     }
   }
 
-  /** Sets the given fields; null when there is no such user. */
-  async update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>): Promise<UserRecord | null> {
+  /** Sets the given fields and the next version; null when there is no such user (or, with `version`, not at it). */
+  async update(
+    id: string,
+    changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>,
+    version?: number,
+  ): Promise<UserRecord | null> {
     const _id = parseObjectId(id);
     if (!_id) return null;
     const now = new Date();
     const { emailVerified, ...fields } = changes;
     const set = { ...fields, ...verification(emailVerified, now), updatedAt: now };
     // FerretDB's findAndModify takes no projection, so the whole document comes back.
-    const doc = await this.users.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
+    const doc = await this.users.findOneAndUpdate({ _id, ...atVersion(version) }, { $set: set, $inc: { version: 1 } }, { returnDocument: 'after' });
     return doc ? toRecord(doc) : null;
   }
 
-  async delete(id: string): Promise<boolean> {
+  async delete(id: string, version?: number): Promise<boolean> {
     const _id = parseObjectId(id);
     if (!_id) return false;
-    const { deletedCount } = await this.users.deleteOne({ _id });
+    const { deletedCount } = await this.users.deleteOne({ _id, ...atVersion(version) });
     return deletedCount === 1;
   }
 
-  /** One page (`q` over name and e-mail) and the total that matches, without password hashes. */
-  async list(page: UserPage): Promise<{ rows: UserSummary[]; count: number }> {
-    const filter = searchFilter(page.q, SEARCHED_FIELDS) as Filter<UserDocument>;
-    const [docs, count] = await Promise.all([
-      this.users
-        .find(filter, { projection: { passwordHash: 0 } })
-        .sort(mongoSort(page.sort) as Sort)
-        .skip((page.page - 1) * page.limit)
-        .limit(page.limit)
-        .toArray(),
-      this.users.countDocuments(filter),
-    ]);
-    return { rows: docs.map(toSummary), count };
+  /** One page (`q` over name and e-mail, the filters), the total unless not counted, and the next cursor; no password hashes. */
+  async list(page: UserPage): Promise<ListingPage & { rows: UserSummary[] }> {
+    // Whole documents (but the hash): the views are made from them, and `fields` narrows the views.
+    const { docs, count, next } = await findPage(
+      { collection: this.users, cursors: this.cursors, searched: SEARCHED_FIELDS, filters: USER_FILTERS, projection: { passwordHash: 0 } },
+      { ...page, fields: undefined },
+    );
+    return { rows: docs.map(toSummary), count, next };
   }
 }
 

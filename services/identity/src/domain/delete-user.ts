@@ -1,6 +1,7 @@
-import type { Principal } from '@restgate/shared';
+import { assertIfMatch, errors, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { resolveUserId } from './access';
+import { userTag } from './get-user';
 import type { IdentityDeps } from './identity-deps';
 import { endSessionsOfUser } from './sessions';
 
@@ -13,11 +14,17 @@ export async function deleteUser(
   deps: Pick<IdentityDeps, 'users' | 'sessions' | 'revocations'>,
   caller: Principal,
   idParam: string,
+  ifMatch?: string,
 ): Promise<void> {
   const userId = resolveUserId(idParam, caller);
-  if (!(await deps.users.findById(userId))) throw identityErrors.userNotFound();
+  const user = await deps.users.findById(userId);
+  if (!user) throw identityErrors.userNotFound();
+  // Checked before anything ends; the delete names the version, so a change since is a 412 too
+  // (the tokens revoked by then stay revoked: the user signs in again).
+  assertIfMatch(ifMatch, userTag(user));
   await deps.revocations.userEnded(userId);
-  const deleted = await deps.users.delete(userId);
+  const deleted = await deps.users.delete(userId, ifMatch === undefined ? undefined : (user.version ?? 0));
+  if (!deleted && ifMatch !== undefined && (await deps.users.findById(userId))) throw errors.preconditionFailed();
   await endSessionsOfUser(deps, userId);
   if (!deleted) throw identityErrors.userNotFound();
 }

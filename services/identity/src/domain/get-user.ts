@@ -1,4 +1,4 @@
-import type { Principal } from '@restgate/shared';
+import { entityTag, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { resolveUserId } from './access';
 import type { IdentityDeps } from './identity-deps';
@@ -10,12 +10,23 @@ async function loadUser(deps: Pick<IdentityDeps, 'users'>, id: string): Promise<
   return user;
 }
 
+/** A view of a user and the ETag of the user's current version. */
+export interface Tagged<V> {
+  view: V;
+  etag: string;
+}
+
+/** The strong ETag of a user: changes with every change of the stored user. */
+export const userTag = (user: Pick<UserRecord, 'id' | 'version'>) => entityTag(user.id, user.version ?? 0);
+
 /** What anyone may see of a user. */
-export async function getPublicUser(deps: Pick<IdentityDeps, 'users'>, id: string): Promise<PublicUserView> {
-  return publicView(await loadUser(deps, id));
+export async function getPublicUser(deps: Pick<IdentityDeps, 'users'>, id: string): Promise<Tagged<PublicUserView>> {
+  const user = await loadUser(deps, id);
+  return { view: publicView(user), etag: userTag(user) };
 }
 
 /** The caller's own profile. */
-export async function getOwnUser(deps: Pick<IdentityDeps, 'users'>, caller: Principal): Promise<FullUserView> {
-  return fullView(await loadUser(deps, resolveUserId('me', caller)));
+export async function getOwnUser(deps: Pick<IdentityDeps, 'users'>, caller: Principal): Promise<Tagged<FullUserView>> {
+  const user = await loadUser(deps, resolveUserId('me', caller));
+  return { view: fullView(user), etag: userTag(user) };
 }

@@ -1,4 +1,4 @@
-import type { ListingQuery, Logger } from '@restgate/shared';
+import type { ListingPage, ListingQuery, Logger } from '@restgate/shared';
 import type { PasswordHasher } from './password-hasher';
 import type { SocialProviderName } from './social/social-provider';
 import type { RevocationRecorder, SessionRepository, SessionSettings } from './sessions';
@@ -10,7 +10,7 @@ import type { UserRecord } from './user';
 export type ProviderLinks = Partial<Record<SocialProviderName, string>>;
 export type NewUser = Omit<UserRecord, 'id' | 'createdAt'> & { providers?: ProviderLinks };
 export type UserSummary = Omit<UserRecord, 'passwordHash'>;
-export type UserPage = Pick<ListingQuery, 'q' | 'sort' | 'page' | 'limit'>;
+export type UserPage = Pick<ListingQuery, 'q' | 'sort' | 'page' | 'limit' | 'after' | 'count' | 'filters'>;
 
 /**
  * Where users are kept, as the use cases need it. The domain owns this interface and `data/`
@@ -30,11 +30,19 @@ export interface UserRepository {
    * linked to someone else (a lost race: the caller looks again).
    */
   linkProvider(userId: string, provider: SocialProviderName, providerId: string): Promise<UserRecord | null>;
-  /** Sets the given fields; null when there is no such user. */
-  update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>): Promise<UserRecord | null>;
-  delete(id: string): Promise<boolean>;
-  /** One page (`q` over name and e-mail) and the total that matches, without password hashes. */
-  list(page: UserPage): Promise<{ rows: UserSummary[]; count: number }>;
+  /**
+   * Sets the given fields and the next version; null when there is no such user, or (with
+   * `version`) it is no longer at that version: the check and the write are one operation.
+   */
+  update(
+    id: string,
+    changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>,
+    version?: number,
+  ): Promise<UserRecord | null>;
+  /** False when there was nothing to delete (or, with `version`, not at that version). */
+  delete(id: string, version?: number): Promise<boolean>;
+  /** One page (`q` over name and e-mail, the filters), the total unless not counted, the next cursor; no password hashes. */
+  list(page: UserPage): Promise<ListingPage & { rows: UserSummary[] }>;
 }
 
 /**

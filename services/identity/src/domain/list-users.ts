@@ -1,4 +1,4 @@
-import type { ListingQuery } from '@restgate/shared';
+import type { ListingPage, ListingQuery } from '@restgate/shared';
 import type { IdentityDeps } from './identity-deps';
 import { fullView, type FullUserView } from './user';
 
@@ -6,12 +6,12 @@ import { fullView, type FullUserView } from './user';
 export async function listUsers(
   deps: Pick<IdentityDeps, 'users'>,
   query: ListingQuery,
-): Promise<{ rows: Partial<FullUserView>[]; count: number }> {
-  const { rows, count } = await deps.users.list(query);
+): Promise<ListingPage & { rows: Partial<FullUserView>[] }> {
+  const { rows, ...page } = await deps.users.list(query);
   const views = rows.map(fullView);
   const fields = query.fields;
-  if (!fields) return { rows: views, count };
-  return { rows: views.map((view) => pick(view, ['id', ...fields])), count };
+  if (!fields) return { rows: views, ...page };
+  return { rows: views.map((view) => pick(view, ['id', ...fields])), ...page };
 }
 
 function pick<T extends object>(view: T, fields: string[]): Partial<T> {

@@ -1,7 +1,8 @@
-import type { Principal } from '@restgate/shared';
+import { assertIfMatch, errors, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { assertSelfOrAdmin, resolveUserId } from './access';
 import type { IdentityDeps } from './identity-deps';
+import { userTag, type Tagged } from './get-user';
 import { fullView, type FullUserView } from './user';
 
 export interface ProfileChanges {
@@ -9,19 +10,34 @@ export interface ProfileChanges {
   picture?: string;
 }
 
-/** PUT and PATCH alike: the fields given change, the others stay. */
+/**
+ * PUT and PATCH alike: the fields given change, the others stay. With `ifMatch` (the client's
+ * `If-Match`) the change happens only at the version it names: 412 otherwise, nothing changed.
+ */
 export async function updateProfile(
   deps: Pick<IdentityDeps, 'users'>,
   caller: Principal,
   idParam: string,
   changes: ProfileChanges,
-): Promise<FullUserView> {
+  ifMatch?: string,
+): Promise<Tagged<FullUserView>> {
   const id = resolveUserId(idParam, caller);
   assertSelfOrAdmin(caller, id);
   const set: ProfileChanges = {};
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.picture !== undefined) set.picture = changes.picture;
-  const user = Object.keys(set).length > 0 ? await deps.users.update(id, set) : await deps.users.findById(id);
-  if (!user) throw identityErrors.userNotFound();
-  return fullView(user);
+  let version: number | undefined;
+  if (ifMatch !== undefined) {
+    const current = await deps.users.findById(id);
+    if (!current) throw identityErrors.userNotFound();
+    assertIfMatch(ifMatch, userTag(current));
+    version = current.version ?? 0;
+  }
+  const user = Object.keys(set).length > 0 ? await deps.users.update(id, set, version) : await deps.users.findById(id);
+  if (!user) {
+    // Changed between the check and the write (the write names the version it checked), or gone.
+    if (version !== undefined && (await deps.users.findById(id))) throw errors.preconditionFailed();
+    throw identityErrors.userNotFound();
+  }
+  return { view: fullView(user), etag: userTag(user) };
 }

@@ -14,6 +14,8 @@ export interface UserRecord {
   /** True once the owner of the address has proven it (a verification link, or a provider that verified it). */
   emailVerified: boolean;
   createdAt: Date;
+  /** Grows with every change of the stored user (absent or 0: not changed since versions exist); the ETag is made of it. */
+  version?: number;
 }
 
 export interface PublicUserView {

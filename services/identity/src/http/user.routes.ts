@@ -1,22 +1,23 @@
-import { bindRoutes, listingResult, type RouteDef, type RouteInput } from '@restgate/shared';
+import { bindRoutes, ifMatchOf, listingResult, type RouteDef, type RouteInput } from '@restgate/shared';
 import type { userApi } from '../api';
 import { changePassword } from '../domain/change-password';
 import { createUser } from '../domain/create-user';
 import { deleteUser } from '../domain/delete-user';
-import { getOwnUser, getPublicUser } from '../domain/get-user';
+import { getOwnUser, getPublicUser, type Tagged } from '../domain/get-user';
 import type { IdentityDeps } from '../domain/identity-deps';
 import { listUsers } from '../domain/list-users';
 import { endAllSessions, listSessions } from '../domain/manage-sessions';
 import { updateProfile, type ProfileChanges } from '../domain/update-profile';
 import { parseBasicCredentials } from './basic-credentials';
 
+/** One user's view with its ETag (a GET whose If-None-Match names it is answered 304 by the HTTP layer). */
+const tagged = ({ view, etag }: Tagged<unknown>) => ({ status: 200, body: view, headers: { ETag: etag } });
+
 /** The users routes: one handler per spec of `userApi` (src/api.ts). */
 export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>): RouteDef[] {
   // One handler each for the `/users/me…` and `/users/:id…` forms ("me" when there is no id).
-  const update = async ({ principal, params, body }: RouteInput<ProfileChanges, unknown, { id?: string }>) => ({
-    status: 200,
-    body: await updateProfile(deps, principal, params.id ?? 'me', body),
-  });
+  const update = async ({ principal, params, body, headers }: RouteInput<ProfileChanges, unknown, { id?: string }>) =>
+    tagged(await updateProfile(deps, principal, params.id ?? 'me', body, ifMatchOf(headers)));
   // A user token sent along (access_token) names the session that stays signed in.
   const password = async ({ headers, params, body, principal, clientAddress, signal }: RouteInput<{ password: string }, unknown, { id?: string }>) => ({
     status: 200,
@@ -30,31 +31,31 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
   return bindRoutes(api, {
     createUser: async ({ principal, body, requestId, log }) => ({ status: 201, body: await createUser(deps, principal, body, { requestId, log }) }),
     listUsers: async ({ query, url }) => {
-      const { rows, count } = await listUsers(deps, query);
-      return listingResult(rows, count, query, url);
+      const { rows, ...page } = await listUsers(deps, query);
+      return listingResult(rows, page, query, url);
     },
-    getOwnUser: async ({ principal }) => ({ status: 200, body: await getOwnUser(deps, principal) }),
+    getOwnUser: async ({ principal }) => tagged(await getOwnUser(deps, principal)),
     replaceOwnProfile: update,
     changeOwnProfile: update,
     changeOwnPassword: password,
-    getUser: async ({ params }) => ({ status: 200, body: await getPublicUser(deps, params.id) }),
+    getUser: async ({ params }) => tagged(await getPublicUser(deps, params.id)),
     replaceProfile: update,
     changeProfile: update,
     changePassword: password,
     listSessions: async ({ principal, params, query, url }) => {
       const { rows, count } = await listSessions(deps, principal, params.id, query);
-      return listingResult(rows, count, { ...query, sort: [['createdAt', -1]] }, url);
+      return listingResult(rows, { count }, { ...query, sort: [['createdAt', -1]] }, url);
     },
     endSessions: async ({ principal, params }) => {
       await endAllSessions(deps, principal, params.id);
       return { status: 204 };
     },
-    deleteUser: async ({ principal, params }) => {
-      await deleteUser(deps, principal, params.id);
+    deleteUser: async ({ principal, params, headers }) => {
+      await deleteUser(deps, principal, params.id, ifMatchOf(headers));
       return { status: 204 };
     },
-    deleteOwnUser: async ({ principal }) => {
-      await deleteUser(deps, principal, 'me');
+    deleteOwnUser: async ({ principal, headers }) => {
+      await deleteUser(deps, principal, 'me', ifMatchOf(headers));
       return { status: 204 };
     },
   });

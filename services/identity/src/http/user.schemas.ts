@@ -1,5 +1,6 @@
 import type { ObjectSchema } from 'joi';
-import { Joi, httpUrlSchema, listingQuerySchema, type ListingQuery, type ListingSpec } from '@restgate/shared';
+import { Joi, httpUrlSchema, listingQuerySchema, type FilterSpec, type ListingQuery, type ListingSpec } from '@restgate/shared';
+import { SOCIAL_PROVIDER_NAMES } from '../domain/social/social-provider';
 import type { CreateUserInput } from '../domain/create-user';
 import type { ProfileChanges } from '../domain/update-profile';
 import { BCRYPT_MAX_BYTES } from '../domain/password-limits';
@@ -28,12 +29,39 @@ function password(minLength: number) {
     .description(`At least ${minLength} characters, at most ${BCRYPT_MAX_BYTES} bytes in UTF-8 (bcrypt's limit; never truncated).`);
 }
 
+/** A user is verified when recorded so, proven at a time, or (older documents) linked to a provider. */
+const VERIFIED = [
+  { emailVerified: true },
+  { emailVerifiedAt: { $exists: true } },
+  ...SOCIAL_PROVIDER_NAMES.map((provider) => ({ [`providers.${provider}`]: { $exists: true } })),
+];
+
+/** The filters of `GET /users`: role, emailVerified, createdAt, and e-mail (equality, prefix). */
+export const USER_FILTERS: FilterSpec[] = [
+  { name: 'role', type: 'enum', values: ['user', 'admin'] },
+  {
+    name: 'emailVerified',
+    type: 'boolean',
+    value: Joi.boolean(),
+    toMongo: (_op, value) => (value === true ? { $or: VERIFIED } : { $nor: VERIFIED }),
+  },
+  { name: 'createdAt', type: 'date' },
+  {
+    name: 'email',
+    type: 'string',
+    value: email,
+    ops: ['eq', 'prefix'],
+    opValues: { prefix: Joi.string().trim().lowercase().min(1).max(254).description('The start of an e-mail address.') },
+  },
+];
+
 export const USER_LISTING: ListingSpec = {
   searchable: ['name', 'email'],
   sortable: ['name', 'email', 'role', 'createdAt'],
   // `id` may be named, as for articles (`fields=id,name`); it comes back anyway.
   selectable: ['id', 'name', 'picture', 'email', 'role', 'createdAt'],
   defaultSort: '-createdAt',
+  filters: USER_FILTERS,
 };
 
 /** Request schemas. Unknown keys are dropped (so `role`, `email` or `password` sent to a profile update are ignored). */
