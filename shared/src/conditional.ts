@@ -32,3 +32,17 @@ export function assertIfMatch(ifMatch: string | undefined, current: string): voi
   if (tags === undefined || tags === '*' || tags.includes(current)) return;
   throw errors.preconditionFailed();
 }
+
+/**
+ * Whether `If-None-Match` names `etag` (weak comparison, `*` included): a GET then answers 304.
+ * Decided here rather than by Express's `req.fresh`, which ignores the header whenever the request
+ * says `Cache-Control: no-cache` (as fetch adds to every conditional request): that directive is
+ * for caches, and the origin still answers the condition (RFC 9110 §13.1.2).
+ */
+export function noneMatchHits(ifNoneMatch: string | string[] | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  const text = Array.isArray(ifNoneMatch) ? ifNoneMatch.join(',') : ifNoneMatch;
+  if (text.trim() === '*') return true;
+  const opaque = (tag: string) => tag.replace(/^W\//, '');
+  return [...text.matchAll(/(?:W\/)?"[^"]*"/g)].some((m) => opaque(m[0]) === opaque(etag));
+}

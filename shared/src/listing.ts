@@ -172,7 +172,7 @@ export function listingResult<T>(rows: T[], page: ListingPage, query: ListingQue
     links.push(`${linkTo({ page: query.page + 1 })}; rel="next"`);
   }
   if (lastPage !== undefined && lastPage <= LISTING_LIMITS.maxPage) links.push(`${linkTo({ page: lastPage })}; rel="last"`);
-  const headers: Record<string, string> = { Link: links.join(', ') };
+  const headers: { Link: string; 'X-Total-Count'?: string } = { Link: links.join(', ') };
   if (count !== undefined) headers['X-Total-Count'] = String(count);
   return { status: 200, body: count === undefined ? { rows } : { count, rows }, headers };
 }

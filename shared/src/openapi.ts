@@ -445,6 +445,8 @@ function parametersOf(route: RouteDef, components: OpenApiComponents): { paramet
   const listing = isListing(query);
   const required = new Set(Array.isArray(query?.required) ? (query.required as string[]) : []);
   for (const [name, schema] of Object.entries(isObject(query?.properties) ? query.properties : {})) {
+    // A listing's catch-all for unknown parameters (a joi pattern key, which refuses them) is no parameter.
+    if (name.startsWith('/')) continue;
     const param = parameter(name, 'query', required.has(name), schema as JsonSchema);
     // The listing text already says what the notes about reference-bound limits would.
     const ownText = param.description?.replace(DEPENDS_NOTE, '').trim();

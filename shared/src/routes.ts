@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { requestIdOf, requestLog } from './access-log';
 import { errors, type FieldError } from './errors';
 import { CLIENT_ADDRESS_HEADER, verifyClientAddress } from './client-address';
+import { noneMatchHits } from './conditional';
 import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from './principal';
 
 /**
@@ -246,6 +247,11 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
           },
         };
         const result = await route.handler(input);
+        const etag = result.headers?.ETag;
+        if ((req.method === 'GET' || req.method === 'HEAD') && result.status === 200 && etag && noneMatchHits(req.headers['if-none-match'], etag)) {
+          res.status(304).set(result.headers).end();
+          return;
+        }
         res.status(result.status).set(result.headers ?? {});
         if (result.html !== undefined) res.type('html').send(result.html);
         else if (result.body === undefined) res.end();

@@ -78,6 +78,7 @@ describe('defineView', () => {
     userId: '65f0c0ffee00000000000002',
     createdAt: new Date('2026-02-03T04:05:06.007Z'),
     updatedAt: new Date('2026-02-03T04:05:06.007Z'),
+    version: 3,
   };
 
   test('when rendered, then id first, fields in declared order (unset ones left out), the owner as user.id, dates as ISO 8601', () => {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LISTING_LIMITS } from '@restgate/shared';
+import { CURSOR_PATTERN } from '@restgate/shared';
 import { aSignedInUser } from '../support/actors';
 import { client } from '../support/http';
 import { ensureSchemathesis } from '../support/schemathesis';
@@ -43,10 +43,9 @@ type ByteLimits = Record<string, Record<string, number>>;
 /**
  * The two documented rules that JSON Schema can't state, told to the fuzzer in a `map_case` hook
  * (every phase):
- * - a listing's `(page − 1) × limit` may be at most LISTING_LIMITS.maxOffset: it ties two
- *   parameters, so the document gives `page` the deepest bound any `limit` allows; a generated
- *   page within both parameters' own bounds but too deep for its limit becomes the deepest page
- *   that limit allows (still a boundary the server must accept);
+ * - a listing's `after` is a cursor only the server can make (signed, tied to the sort and
+ *   filters it was made for, not with `page`): a well-shaped generated one is still a 400 by
+ *   design, so it is left out (the stack's own tests walk real cursors);
  * - a password is at most 72 bytes of UTF-8 (bcrypt's limit): JSON Schema counts characters, so
  *   the document says `maxLength: 72` and states the bytes in its description and in
  *   `x-restgate-max-utf8-bytes`; a generated value within maxLength but over the bytes gets its
@@ -55,23 +54,12 @@ type ByteLimits = Record<string, Record<string, number>>;
  * Any other value, valid or not, is left as generated.
  */
 function hooks(byteLimits: ByteLimits): string {
-  return `import schemathesis
+  return `import re
 
-MAX_OFFSET = ${LISTING_LIMITS.maxOffset}
-MAX_LIMIT = ${LISTING_LIMITS.maxLimit}
-DEFAULT_LIMIT = ${LISTING_LIMITS.defaultLimit}
+import schemathesis
+
+CURSOR = re.compile(${JSON.stringify(CURSOR_PATTERN.source)})
 BYTE_LIMITS = ${JSON.stringify(byteLimits)}
-
-
-def _whole(value):
-    """An integer, as generated or already written as the query string's digits."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.isascii() and value.isdigit():
-        return int(value)
-    return None
 
 
 def _utf8_size(value):
@@ -88,17 +76,12 @@ def _fit_bytes(value, limit):
     return "".join(chars)
 
 
-def _page_within_offset(case):
+def _without_cursor(case):
+    # Only a cursor of the documented shape (what a positive case holds): a malformed one, as
+    # the negative phase makes, stays, and the server refuses it like any invalid value.
     query = case.query
-    if not isinstance(query, dict):
-        return
-    page = _whole(query.get("page"))
-    limit = _whole(query.get("limit", DEFAULT_LIMIT))
-    if page is None or limit is None or not 1 <= limit <= MAX_LIMIT or not 1 <= page <= MAX_OFFSET + 1:
-        return
-    deepest = MAX_OFFSET // limit + 1
-    if page > deepest:
-        case.query = {**query, "page": deepest if isinstance(query["page"], int) else str(deepest)}
+    if isinstance(query, dict) and isinstance(query.get("after"), str) and CURSOR.match(query["after"]):
+        case.query = {key: value for key, value in query.items() if key != "after"}
 
 
 def _strings_within_bytes(case):
@@ -116,7 +99,7 @@ def _strings_within_bytes(case):
 
 @schemathesis.hook
 def map_case(context, case):
-    _page_within_offset(case)
+    _without_cursor(case)
     _strings_within_bytes(case)
     return case
 `;

@@ -126,7 +126,7 @@ describe('racing conditional writes on the database itself', () => {
       const doc = await givenArticle(svc.articles, { version: 1 } as never);
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          svc.articles.findOneAndUpdate({ _id: doc._id, version: 1 }, { $set: { [MARKER_FIELD]: `w${i}` }, $inc: { version: 1 } }),
+          svc.articles.findOneAndUpdate({ _id: doc._id, version: 1 }, { $set: { [MARKER_FIELD]: `w${i}` }, $inc: { version: 1 } } as never),
         ),
       );
       rounds.push(results.filter(Boolean).length);
