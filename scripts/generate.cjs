@@ -26,11 +26,13 @@ gateway read), docker-compose.yml, tsconfig.json and package-lock.json. remove u
 Nothing is written unless everything checks out.
 
   <name>              the plural, lower-case kebab-case: books, blog-posts (also the URL: /books)
-  --fields <spec>     comma list of name:type[:required|:optional][:min=N][:max=N]
+  --fields <spec>     comma list of name:type[:required|:optional][:min=N][:max=N][:index][:nofilter]
                       types: ${TYPE_NAMES.join(', ')}
-                      e.g. "title:string:required:max=200,pages:integer:min=1,status:enum(draft|published)"
+                      e.g. "title:string:required:max=200,pages:integer:min=1:index,status:enum(draft|published)"
                       string is trimmed, 1 to max (default 1000) characters; text is kept as sent,
                       may be empty, up to max (default 100000); min/max bound numbers' values
+                      every field is a listing filter (?pages[gte]=100, operators by type) unless
+                      nofilter; index adds an index for it
   --access <spec>     comma list of method=level (default ${Object.entries(DEFAULT_ACCESS)
     .map(([m, l]) => `${m}=${l}`)
     .join(',')}):

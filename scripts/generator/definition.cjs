@@ -20,6 +20,8 @@ function fieldEntry(field) {
   if (field.min !== undefined && field.min !== (type.min ?? 0)) parts.push(`min: ${numberLiteral(field.min)}`);
   else if (field.min !== undefined && type.bounds === 'value') parts.push(`min: ${numberLiteral(field.min)}`);
   if (field.max !== undefined && field.max !== type.max) parts.push(`max: ${numberLiteral(field.max)}`);
+  if (field.filter === false) parts.push('filter: false');
+  if (field.index) parts.push('index: true');
   return `${field.name}: { ${parts.join(', ')} },`;
 }
 

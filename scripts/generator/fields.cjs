@@ -54,8 +54,9 @@ function parseBound(field, key, value, type) {
 }
 
 /**
- * Reads one field: `name:type[:required|:optional][:min=N][:max=N]`, the type one of
- * string, text, integer, number, boolean, date, email, url or `enum(a|b)`.
+ * Reads one field: `name:type[:required|:optional][:min=N][:max=N][:index][:nofilter]`, the type
+ * one of string, text, integer, number, boolean, date, email, url or `enum(a|b)`. Every field is a
+ * listing filter unless `nofilter`; `index` gives it an index (for filters on a large collection).
  */
 function parseField(spec) {
   const parts = spec.split(':').map((p) => p.trim());
@@ -72,7 +73,7 @@ function parseField(spec) {
   if (JS_RESERVED.has(name)) throw new GeneratorError(`field name "${name}" is a JavaScript reserved word or built-in name`);
   if (!rawType) throw new GeneratorError(`field "${name}" has no type: write ${name}:<type>, the type one of ${TYPE_NAMES.join(', ')}`);
 
-  const field = { name, type: rawType, required: false, values: undefined, min: undefined, max: undefined };
+  const field = { name, type: rawType, required: false, values: undefined, min: undefined, max: undefined, filter: true, index: false };
   const enumMatch = /^enum\((.*)\)$/.exec(rawType);
   if (enumMatch) {
     field.type = 'enum';
@@ -94,12 +95,15 @@ function parseField(spec) {
     seen.add(key);
     if (key === 'required' && value === undefined) field.required = true;
     else if (key === 'optional' && value === undefined) field.required = false;
+    else if (key === 'index' && value === undefined) field.index = true;
+    else if (key === 'nofilter' && value === undefined) field.filter = false;
     else if ((key === 'min' || key === 'max') && value !== undefined && value !== '') field[key] = parseBound(name, key, value, field.type);
     else {
-      throw new GeneratorError(`field "${name}": unknown modifier "${modifier}" (known: required, optional, min=N, max=N)`);
+      throw new GeneratorError(`field "${name}": unknown modifier "${modifier}" (known: required, optional, min=N, max=N, index, nofilter)`);
     }
   }
   if (seen.has('required') && seen.has('optional')) throw new GeneratorError(`field "${name}" cannot be both required and optional`);
+  if (field.index && !field.filter) throw new GeneratorError(`field "${name}": index is for filters, and nofilter turns its filters off`);
 
   const type = TYPES[field.type];
   if (type.bounds === 'length' || type.bounds === 'max') {

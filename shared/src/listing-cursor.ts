@@ -63,8 +63,7 @@ function contextDigest(scope: string, context: CursorContext): string {
 export function createListingCursors(secret: string, scope: string): ListingCursors {
   const key = createHmac('sha256', secret).update('restgate listing cursor v1').digest();
   const mac = (payload: string) => createHmac('sha256', key).update(payload).digest('base64url');
-  const refuse = (detail: string) =>
-    errors.validation([{ param: 'after', message: detail, rule: 'cursor.invalid' }]);
+  const refuse = (detail: string) => errors.validation([{ param: 'after', message: detail, rule: 'cursor.invalid' }]);
   return {
     encode(position, context) {
       const payload = Buffer.from(JSON.stringify({ c: contextDigest(scope, context), p: position.map(encodeValue) })).toString('base64url');

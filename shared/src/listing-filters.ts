@@ -147,7 +147,8 @@ function inSchema(filter: FilterSpec): Schema {
     .messages({ 'string.pattern.base': `{{#label}} must be a comma list of at most ${FILTER_LIMITS.maxIn} values of the field's type` })
     .custom((value: string, helpers) => {
       const items = value.split(',').map(convert);
-      if (items.some((v) => v === undefined)) return helpers.message({ custom: `${helpers.state.path?.join('.')} holds a date that does not exist` });
+      if (items.some((v) => v === undefined))
+        return helpers.message({ custom: `${helpers.state.path?.join('.')} holds a date that does not exist` });
       return filter.type === 'string' ? items.filter((v) => v !== '') : items;
     })
     .description(`A comma list of at most ${FILTER_LIMITS.maxIn} values: matches any of them.`);

@@ -48,6 +48,12 @@ export async function findPage<D extends Document>(source: PageSource<D>, query:
   ]);
   const docs = found.slice(0, query.limit);
   const last = docs[docs.length - 1] as Record<string, unknown> | undefined;
-  const next = found.length > query.limit && last ? source.cursors.encode(sortEntries.map(([f]) => last[f] ?? null), context) : undefined;
+  const next =
+    found.length > query.limit && last
+      ? source.cursors.encode(
+          sortEntries.map(([f]) => last[f] ?? null),
+          context,
+        )
+      : undefined;
   return { docs, count, next };
 }

@@ -2,7 +2,13 @@ import { ObjectId } from 'mongodb';
 import type { AppError } from '../src/errors';
 import { afterCondition, createListingCursors, CURSOR_PATTERN, type CursorContext } from '../src/listing-cursor';
 
-const context: CursorContext = { sort: [['createdAt', -1], ['_id', -1]], filters: [{ field: 'pages', op: 'gte', value: 3 }] };
+const context: CursorContext = {
+  sort: [
+    ['createdAt', -1],
+    ['_id', -1],
+  ],
+  filters: [{ field: 'pages', op: 'gte', value: 3 }],
+};
 const position = [new Date('2026-01-02T03:04:05Z'), new ObjectId('0123456789abcdef01234567')];
 
 function refusal(run: () => unknown): { param: string; message: string } {
@@ -29,8 +35,16 @@ describe('listing cursors', () => {
     const [payload, mac] = token.split('.') as [string, string];
     const forged = `${Buffer.from(JSON.stringify({ c: 'x', p: [null, { o: '0'.repeat(24) }] })).toString('base64url')}.${mac}`;
 
-    for (const bad of [forged, `${payload}.${'A'.repeat(43)}`, createListingCursors('another secret', 'books').encode(position, context), createListingCursors('a secret of the service', 'users').encode(position, context)]) {
-      expect(refusal(() => cursors.decode(bad, context))).toMatchObject({ param: 'after', message: expect.stringMatching(/not a cursor|made for another/) });
+    for (const bad of [
+      forged,
+      `${payload}.${'A'.repeat(43)}`,
+      createListingCursors('another secret', 'books').encode(position, context),
+      createListingCursors('a secret of the service', 'users').encode(position, context),
+    ]) {
+      expect(refusal(() => cursors.decode(bad, context))).toMatchObject({
+        param: 'after',
+        message: expect.stringMatching(/not a cursor|made for another/),
+      });
     }
   });
 
@@ -38,7 +52,13 @@ describe('listing cursors', () => {
     const token = cursors.encode(position, context);
 
     for (const other of [
-      { ...context, sort: [['createdAt', 1], ['_id', 1]] as CursorContext['sort'] },
+      {
+        ...context,
+        sort: [
+          ['createdAt', 1],
+          ['_id', 1],
+        ] as CursorContext['sort'],
+      },
       { ...context, filters: [] },
       { ...context, q: 'x' },
     ]) {
@@ -49,17 +69,29 @@ describe('listing cursors', () => {
 
 describe('afterCondition', () => {
   test('when descending on one field, then the rows strictly after: smaller, or equal with a smaller id, or missing', () => {
-    expect(afterCondition([['createdAt', -1], ['_id', -1]], position)).toEqual({
-      $or: [
-        { createdAt: { $lt: position[0] } },
-        { createdAt: null },
-        { createdAt: { $eq: position[0] }, _id: { $lt: position[1] } },
-      ],
+    expect(
+      afterCondition(
+        [
+          ['createdAt', -1],
+          ['_id', -1],
+        ],
+        position,
+      ),
+    ).toEqual({
+      $or: [{ createdAt: { $lt: position[0] } }, { createdAt: null }, { createdAt: { $eq: position[0] }, _id: { $lt: position[1] } }],
     });
   });
 
   test('when ascending from a missing value, then every set value, or missing with a greater id', () => {
-    expect(afterCondition([['pages', 1], ['_id', 1]], [null, position[1]])).toEqual({
+    expect(
+      afterCondition(
+        [
+          ['pages', 1],
+          ['_id', 1],
+        ],
+        [null, position[1]],
+      ),
+    ).toEqual({
       $or: [{ pages: { $ne: null } }, { pages: null, _id: { $gt: position[1] } }],
     });
   });

@@ -17,7 +17,11 @@ let admin: { id: string; token: string };
 beforeAll(async () => {
   stack = await startTestStack();
   api = client(stack.url);
-  [author, other, admin] = await Promise.all([aSignedInUser(api, stack), aSignedInUser(api, stack), aSignedInUser(api, stack, { role: 'admin' })]);
+  [author, other, admin] = await Promise.all([
+    aSignedInUser(api, stack),
+    aSignedInUser(api, stack),
+    aSignedInUser(api, stack, { role: 'admin' }),
+  ]);
 }, 120_000);
 
 afterAll(async () => {
@@ -114,10 +118,18 @@ describe('conditional requests on an article', () => {
     const etag = read.headers.get('etag')!;
 
     const cached = await api.get(`/articles/${article.id}`, { headers: { 'If-None-Match': etag } });
-    const changed = await api.request('PATCH', `/articles/${article.id}`, { bearer: author.token, json: { title: 'changed once' }, headers: { 'If-Match': etag } });
+    const changed = await api.request('PATCH', `/articles/${article.id}`, {
+      bearer: author.token,
+      json: { title: 'changed once' },
+      headers: { 'If-Match': etag },
+    });
     const stale = await Promise.all(
       (['PATCH', 'PUT', 'DELETE'] as const).map((method) =>
-        api.request(method, `/articles/${article.id}`, { bearer: author.token, json: method === 'DELETE' ? undefined : { title: 'lost update' }, headers: { 'If-Match': etag } }),
+        api.request(method, `/articles/${article.id}`, {
+          bearer: author.token,
+          json: method === 'DELETE' ? undefined : { title: 'lost update' },
+          headers: { 'If-Match': etag },
+        }),
       ),
     );
     const after = await api.get(`/articles/${article.id}`);
@@ -149,7 +161,10 @@ describe('GET /users filters and conditional requests on a user', () => {
     expect(ids(byPrefix)).toContain(fresh.id);
     expect(ids(recent)).toEqual([fresh.id]);
     expect(ids(notAdmin)).toEqual([fresh.id]);
-    expectProblem(await api.get('/users', { bearer: admin.token, query: { 'email[ne]': 'x' } }), 400, { code: 'validation_failed', param: 'email[ne]' });
+    expectProblem(await api.get('/users', { bearer: admin.token, query: { 'email[ne]': 'x' } }), 400, {
+      code: 'validation_failed',
+      param: 'email[ne]',
+    });
   });
 
   test('when a profile is read and changed, then ETag, 304, and 412 for a stale If-Match with the name unchanged', async () => {

@@ -21,7 +21,10 @@ beforeAll(async () => {
   stack = await startTestStack();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-typed-client-'));
   fs.writeFileSync(path.join(dir, 'openapi.json'), JSON.stringify(stack.openapi));
-  const generated = spawnSync(process.execPath, [path.join(MODULES, 'openapi-typescript/bin/cli.js'), 'openapi.json', '-o', 'api.d.ts'], { cwd: dir, encoding: 'utf8' });
+  const generated = spawnSync(process.execPath, [path.join(MODULES, 'openapi-typescript/bin/cli.js'), 'openapi.json', '-o', 'api.d.ts'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   if (generated.status !== 0) throw new Error(`openapi-typescript failed: ${generated.stderr}`);
 }, 120_000);
 
@@ -33,7 +36,10 @@ afterAll(async () => {
 /** The compile errors of a file that uses the generated types, one line per error. */
 function typeErrors(source: string): string[] {
   const file = path.join(dir, `client-${Math.random().toString(36).slice(2)}.ts`);
-  fs.writeFileSync(file, `import createClient from 'openapi-fetch';\nimport type { paths } from './api';\nconst api = createClient<paths>({ baseUrl: 'http://localhost' });\n${source}\n`);
+  fs.writeFileSync(
+    file,
+    `import createClient from 'openapi-fetch';\nimport type { paths } from './api';\nconst api = createClient<paths>({ baseUrl: 'http://localhost' });\n${source}\n`,
+  );
   const program = ts.createProgram([file], {
     strict: true,
     noEmit: true,

@@ -17,7 +17,7 @@ const GADGETS = [
   'resource',
   'gadgets',
   '--fields',
-  'name:string:required:max=80,notes:text,count:integer:min=0:max=1000,price:number:min=0,active:boolean,releasedAt:date,contact:email,homepage:url,status:enum(draft|published|archived):required',
+  'name:string:required:max=80,notes:text,count:integer:min=0:max=1000:index,price:number:min=0,active:boolean,releasedAt:date,contact:email,homepage:url,status:enum(draft|published|archived):required',
   '--access',
   'create=admin,list=user,read=owner,update=admin,delete=user',
   '--search',
@@ -97,7 +97,7 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
     });
 
     expectSuccess('jest services/volumes services/gadgets', res);
-    expect(res.stderr).toMatch(/Test Suites: 16 passed, 16 total/);
+    expect(res.stderr).toMatch(/Test Suites: 22 passed, 22 total/);
   }, 180_000);
 
   test('when removed again, then the tree is exactly as before', () => {

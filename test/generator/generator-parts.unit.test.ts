@@ -80,12 +80,23 @@ describe('namesOf', () => {
 describe('parseFields', () => {
   test('when types and modifiers are given, then each field says what it is, with the defaults filled in', () => {
     expect(parseFields('title:string:required, body:text, n:integer:min=-2:max=9, price:number:min=0.5, status:enum(a|b-c)')).toEqual([
-      { name: 'title', type: 'string', required: true, values: undefined, min: 1, max: 1000 },
-      { name: 'body', type: 'text', required: false, values: undefined, min: 0, max: 100_000 },
-      { name: 'n', type: 'integer', required: false, values: undefined, min: -2, max: 9 },
-      { name: 'price', type: 'number', required: false, values: undefined, min: 0.5, max: undefined },
-      { name: 'status', type: 'enum', required: false, values: ['a', 'b-c'], min: undefined, max: undefined },
+      { name: 'title', type: 'string', required: true, values: undefined, min: 1, max: 1000, filter: true, index: false },
+      { name: 'body', type: 'text', required: false, values: undefined, min: 0, max: 100_000, filter: true, index: false },
+      { name: 'n', type: 'integer', required: false, values: undefined, min: -2, max: 9, filter: true, index: false },
+      { name: 'price', type: 'number', required: false, values: undefined, min: 0.5, max: undefined, filter: true, index: false },
+      { name: 'status', type: 'enum', required: false, values: ['a', 'b-c'], min: undefined, max: undefined, filter: true, index: false },
     ]);
+  });
+
+  test('when index or nofilter is given, then the field gets an index, or no filters', () => {
+    expect(parseFields('pages:integer:index, secret:string:nofilter').map(({ name, filter, index }) => ({ name, filter, index }))).toEqual([
+      { name: 'pages', filter: true, index: true },
+      { name: 'secret', filter: false, index: false },
+    ]);
+  });
+
+  test('when a field is both index and nofilter, then the generator refuses it', () => {
+    expect(() => parseFields('pages:integer:index:nofilter')).toThrow('index is for filters, and nofilter turns its filters off');
   });
 });
 
@@ -135,7 +146,7 @@ describe('renderDefinition', () => {
   test('when fields and options are given, then the definition states them, leaving out what is a default', () => {
     const spec = buildSpec({
       name: 'books',
-      fields: 'title:string:required:max=200,pages:integer:min=1,notes:text:max=100000,status:enum(draft|done)',
+      fields: 'title:string:required:max=200,pages:integer:min=1:index,notes:text:max=100000:nofilter,status:enum(draft|done)',
       access: 'delete=admin',
       search: 'title',
       'default-sort': 'title',
@@ -145,8 +156,8 @@ describe('renderDefinition', () => {
 
     expect(text).toContain("export const bookResource = defineResource({\n  name: 'books',\n  singular: 'book',");
     expect(text).toContain("    title: { type: 'string', required: true, max: 200 },");
-    expect(text).toContain("    pages: { type: 'integer', min: 1 },");
-    expect(text).toContain("    notes: { type: 'text' },");
+    expect(text).toContain("    pages: { type: 'integer', min: 1, index: true },");
+    expect(text).toContain("    notes: { type: 'text', filter: false },");
     expect(text).toContain("    status: { type: 'enum', values: ['draft', 'done'] },");
     expect(text).toContain("  searchable: ['title'],");
     expect(text).toContain("  access: { create: 'user', list: 'public', read: 'public', update: 'owner', delete: 'admin' },");

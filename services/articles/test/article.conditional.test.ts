@@ -38,18 +38,21 @@ describe('conditional requests on /articles/:id', () => {
     expect(stale.headers.etag).toBe(changed.headers.etag);
   });
 
-  test.each(['put', 'patch'] as const)('when %s names a stale If-Match, then 412 precondition_failed and nothing changes', async (method) => {
-    const doc = await givenArticle(svc.articles);
-    const { etag } = (await read(doc._id)).headers;
-    await change(method, doc._id, etag);
+  test.each(['put', 'patch'] as const)(
+    'when %s names a stale If-Match, then 412 precondition_failed and nothing changes',
+    async (method) => {
+      const doc = await givenArticle(svc.articles);
+      const { etag } = (await read(doc._id)).headers;
+      await change(method, doc._id, etag);
 
-    const res = await change(method, doc._id, etag);
+      const res = await change(method, doc._id, etag);
 
-    expect(res.status).toBe(412);
-    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.body).toMatchObject({ code: 'precondition_failed', status: 412 });
-    expect((await svc.articles.findOne({ _id: doc._id }))!.version).toBe(1);
-  });
+      expect(res.status).toBe(412);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ code: 'precondition_failed', status: 412 });
+      expect((await svc.articles.findOne({ _id: doc._id }))!.version).toBe(1);
+    },
+  );
 
   test.each(['put', 'patch'] as const)('when %s names the current ETag (or *), then 200 with the next ETag', async (method) => {
     const doc = await givenArticle(svc.articles);
@@ -107,7 +110,9 @@ describe('conditional requests on /articles/:id', () => {
     const winners = answers.filter((res) => res.status === 200).length;
     expect(answers.every((res) => [200, 412].includes(res.status))).toBe(true);
     expect(winners).toBeGreaterThanOrEqual(1);
-    process.stderr.write(`[conditional] 8 racing PATCHes with one If-Match: ${winners} won, version now ${(await svc.articles.findOne({ _id: doc._id }))!.version}\n`);
+    process.stderr.write(
+      `[conditional] 8 racing PATCHes with one If-Match: ${winners} won, version now ${(await svc.articles.findOne({ _id: doc._id }))!.version}\n`,
+    );
   });
 });
 

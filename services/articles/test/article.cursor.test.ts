@@ -25,7 +25,9 @@ describe('GET /articles with after and count', () => {
     const start = Date.now() - 3_600_000;
     return givenArticles(
       svc.articles,
-      Array.from({ length: n }, (_, i) => anArticleDoc({ [MARKER_FIELD]: `${marker} #${i}`, createdAt: new Date(start + Math.floor(i / 2) * 1000) })),
+      Array.from({ length: n }, (_, i) =>
+        anArticleDoc({ [MARKER_FIELD]: `${marker} #${i}`, createdAt: new Date(start + Math.floor(i / 2) * 1000) }),
+      ),
     );
   }
 

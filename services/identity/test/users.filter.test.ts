@@ -41,7 +41,10 @@ describe('GET /users filters, after and count', () => {
     const col = h.db.collection('users');
     await col.updateOne({ _id: new ObjectId(users[0]!.id) }, { $set: { emailVerified: true } });
     // Stored before the flag: verified through a provider link.
-    await col.updateOne({ _id: new ObjectId(users[1]!.id) }, { $unset: { emailVerified: '' }, $set: { providers: { github: `gh${marker}` } } });
+    await col.updateOne(
+      { _id: new ObjectId(users[1]!.id) },
+      { $unset: { emailVerified: '' }, $set: { providers: { github: `gh${marker}` } } },
+    );
 
     const [verified, not] = await Promise.all([list(`?q=${marker}&emailVerified=true`), list(`?q=${marker}&emailVerified=false`)]);
 
@@ -53,10 +56,7 @@ describe('GET /users filters, after and count', () => {
     const marker = `m${uniqueSuffix()}`;
     const { users } = await someUsers([{ email: `${marker}.ada@example.com` }, { email: `${marker}.bob@example.com` }]);
 
-    const [exact, prefix] = await Promise.all([
-      list(`?email=${marker.toUpperCase()}.ADA@example.com`),
-      list(`?email[prefix]=${marker}.`),
-    ]);
+    const [exact, prefix] = await Promise.all([list(`?email=${marker.toUpperCase()}.ADA@example.com`), list(`?email[prefix]=${marker}.`)]);
 
     expect(ids(exact)).toEqual([users[0]!.id]);
     expect(ids(prefix)).toEqual(users.map((u) => u.id).sort());
@@ -66,7 +66,10 @@ describe('GET /users filters, after and count', () => {
     const { marker, users } = await someUsers([{}]);
     const since = new Date(Date.now() - 60_000).toISOString();
 
-    const [recent, future] = await Promise.all([list(`?q=${marker}&createdAt[gte]=${since}`), list(`?q=${marker}&createdAt[gt]=2999-01-01`)]);
+    const [recent, future] = await Promise.all([
+      list(`?q=${marker}&createdAt[gte]=${since}`),
+      list(`?q=${marker}&createdAt[gt]=2999-01-01`),
+    ]);
 
     expect(ids(recent)).toEqual([users[0]!.id]);
     expect(future.body.rows).toEqual([]);

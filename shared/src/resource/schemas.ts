@@ -134,6 +134,10 @@ export function filtersOf(definition: AnyResourceDefinition): FilterSpec[] {
       value: fieldSchema(name, field),
       values: field.values,
       optional: !field.required,
+      // The start of an address is no address: a prefix is a plain string of the field's length.
+      ...(field.type === 'email' || field.type === 'url'
+        ? { opValues: { prefix: Joi.string().trim().min(1).max(lengthBounds(field).max).description(field.type === 'email' ? 'The start of an e-mail address.' : 'The start of a URL.') } }
+        : {}),
     }));
   const system = (definition.systemFilters ?? SYSTEM_FIELDS).map(
     (name): FilterSpec => (name === 'user' ? { name, type: 'id', dbField: modelField(name) } : { name, type: 'date' }),
