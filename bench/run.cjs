@@ -79,7 +79,7 @@ function request(base, { method = 'GET', path: urlPath, headers = {}, body, agen
       (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
         res.on('error', reject);
       },
     );
@@ -723,6 +723,24 @@ async function main() {
         if (res.status !== 200) throw new Error(`GET /articles answered ${res.status}`);
       });
       row('4 loaded', 'GET /articles?limit=30&page=2 alone, p50/max ms', `${f1(oneList.p50)}`, f1(oneList.max));
+      // The same page without its count (count=false), a filtered page, and the page after a cursor.
+      const alone = async (path) => {
+        let last;
+        const timing = await timeSequential(5, async () => {
+          last = await request(stack.gateway, { path });
+          if (last.status !== 200) throw new Error(`GET ${path} answered ${last.status}`);
+        });
+        return { ...timing, res: last };
+      };
+      const uncounted = await alone('/articles?limit=30&page=2&count=false');
+      row('4 loaded', 'GET /articles?limit=30&page=2&count=false alone, p50/max ms', `**${f1(uncounted.p50)}**`, f1(uncounted.max));
+      row('4 loaded', 'listing page: with count / without, p50 ratio', `**${(oneList.p50 / uncounted.p50).toFixed(2)}**`);
+      const filtered = await alone(`/articles?limit=30&count=false&title[prefix]=${encodeURIComponent(`Loaded article ${Math.floor(count / 2)}`)}`);
+      row('4 loaded', 'GET /articles?title[prefix]=… (a few rows match) alone, p50/max ms', `**${f1(filtered.p50)}**`, f1(filtered.max));
+      const firstPage = await request(stack.gateway, { path: '/articles?limit=30&count=false' });
+      const next = /<([^>]*)>; rel="next"/.exec(firstPage.headers.link ?? '')?.[1];
+      const cursorPage = await alone(next);
+      row('4 loaded', 'GET /articles?after=<cursor of page 1>&count=false alone, p50/max ms', `**${f1(cursorPage.p50)}**`, f1(cursorPage.max));
       const loadedList = await cannon(stack.gateway, { path: '/articles?limit=30&page=2', connections: 20, seconds });
       row(
         '4 loaded',
