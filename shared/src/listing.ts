@@ -75,7 +75,7 @@ export function listingQuerySchema(spec: ListingSpec): ObjectSchema<ListingQuery
   const schema = Joi.object({
     q: Joi.string().allow('').max(LISTING_LIMITS.maxQ),
     // No default here: `after` must know whether the client sent a page (the parse sets 1).
-    page: Joi.number().integer().min(1).max(LISTING_LIMITS.maxPage),
+    page: Joi.number().integer().min(1).max(LISTING_LIMITS.maxPage).meta({ 'x-restgate-default': 1 }),
     limit: Joi.number().integer().min(1).max(LISTING_LIMITS.maxLimit).default(LISTING_LIMITS.defaultLimit),
     sort: commaList(spec.sortable, 'sort', true).default(spec.defaultSort ?? '-createdAt'),
     fields: commaList(spec.selectable, 'fields', false),

@@ -311,7 +311,7 @@ function sanitize(schema: unknown): unknown {
     }
     if (key === 'default' && isJoiReference(value)) continue;
     // A pattern or bound that only the docs carry (`.meta({ 'x-restgate-pattern': … })`): joi checks it otherwise.
-    if (key === 'x-restgate-pattern' || key === 'x-restgate-maximum') {
+    if (key === 'x-restgate-pattern' || key === 'x-restgate-maximum' || key === 'x-restgate-default') {
       out[key.slice('x-restgate-'.length)] = value;
       continue;
     }

@@ -35,10 +35,10 @@ describe('joi → JSON Schema for requests', () => {
     expect(body.anyOf).toEqual([{ required: ['a'] }, { required: ['b'] }]);
   });
 
-  test('when page is bounded through limit, then the docs carry the deepest page any limit allows', () => {
+  test('when page is documented, then it carries its fixed maximum and its default', () => {
     const query = request(listingQuerySchema({ searchable: ['a'], sortable: ['a'], selectable: ['a'] }));
 
-    expect((query.properties as Record<string, Record<string, unknown>>).page).toMatchObject({ minimum: 1, maximum: 10_001 });
+    expect((query.properties as Record<string, Record<string, unknown>>).page).toMatchObject({ minimum: 1, maximum: 100, default: 1 });
   });
 
   test('when a URL field is documented, then its pattern is the one that validates', () => {

@@ -59,7 +59,19 @@ describe('resourceSchemas', () => {
   });
 
   test('when the listing spec is derived, then every API field can be selected and the declared ones searched and sorted', () => {
-    expect(listingSpecOf(gadgets)).toEqual({
+    const { filters, ...spec } = listingSpecOf(gadgets);
+    expect(filters!.map((f) => [f.name, f.type, f.optional ?? false])).toEqual([
+      ['name', 'string', false],
+      ['notes', 'string', true],
+      ['count', 'integer', true],
+      ['active', 'boolean', true],
+      ['releasedAt', 'date', true],
+      ['status', 'enum', false],
+      ['user', 'id', false],
+      ['createdAt', 'date', false],
+      ['updatedAt', 'date', false],
+    ]);
+    expect(spec).toEqual({
       searchable: ['name', 'notes'],
       sortable: ['createdAt', 'updatedAt', 'name'],
       selectable: ['id', 'name', 'notes', 'count', 'active', 'releasedAt', 'status', 'user', 'createdAt', 'updatedAt'],
