@@ -23,7 +23,7 @@ const TYPES = {
 const TYPE_NAMES = [...Object.keys(TYPES).filter((t) => t !== 'enum'), 'enum(a|b|…)'];
 
 /** Names the generated code gives meaning to: the id, the owner, timestamps, listing parameters. */
-const RESERVED_FIELDS = ['id', 'user', 'userId', 'createdAt', 'updatedAt', 'q', 'page', 'limit', 'sort', 'fields', 'joi'];
+const RESERVED_FIELDS = ['id', 'user', 'userId', 'createdAt', 'updatedAt', 'version', 'q', 'page', 'limit', 'sort', 'fields', 'after', 'joi'];
 
 /** Words a field name cannot be: each field is also a `const` in the schemas file. */
 const JS_RESERVED = new Set(

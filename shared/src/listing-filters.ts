@@ -154,13 +154,20 @@ function inSchema(filter: FilterSpec): Schema {
     .description(`A comma list of at most ${FILTER_LIMITS.maxIn} values: matches any of them.`);
 }
 
-/** The joi keys of every filter parameter of a listing, each with its value rule. */
-export function filterKeys(filters: readonly FilterSpec[]): Record<string, Schema> {
+/** Whether equality answers to the bare name: not for a field named like a listing parameter (`count`). */
+const bareEquality = (filter: FilterSpec, reserved: readonly string[]) => !reserved.includes(filter.name);
+
+/**
+ * The joi keys of every filter parameter of a listing, each with its value rule. A field named
+ * like one of the listing's own parameters (`reserved`) filters as `<field>[eq]` only.
+ */
+export function filterKeys(filters: readonly FilterSpec[], reserved: readonly string[] = []): Record<string, Schema> {
   const keys: Record<string, Schema> = {};
   for (const filter of filters) {
     for (const op of opsOf(filter)) {
       const schema = valueSchema(filter, op);
-      if (op === 'eq') keys[filter.name] = schema.description(`Only rows whose ${filter.name} equals this.`);
+      if (op === 'eq' && bareEquality(filter, reserved))
+        keys[filter.name] = schema.description(`Only rows whose ${filter.name} equals this.`);
       keys[paramName(filter.name, op)] = schema.description(describeOp(filter.name, op, schema));
     }
   }
@@ -184,11 +191,16 @@ function describeOp(field: string, op: FilterOp, schema: Schema): string {
 }
 
 /** The filters a validated query holds, taken out of it. */
-export function takeFilters(value: Record<string, unknown>, filters: readonly FilterSpec[]): ParsedFilter[] {
+export function takeFilters(
+  value: Record<string, unknown>,
+  filters: readonly FilterSpec[],
+  reserved: readonly string[] = [],
+): ParsedFilter[] {
   const parsed: ParsedFilter[] = [];
   for (const filter of filters) {
     for (const op of opsOf(filter)) {
-      for (const key of op === 'eq' ? [filter.name, paramName(filter.name, op)] : [paramName(filter.name, op)]) {
+      const bare = op === 'eq' && bareEquality(filter, reserved);
+      for (const key of bare ? [filter.name, paramName(filter.name, op)] : [paramName(filter.name, op)]) {
         if (!(key in value)) continue;
         parsed.push({ field: filter.name, op, value: value[key] });
         delete value[key];

@@ -62,6 +62,9 @@ function listPattern(allowed: string[], allowDescending: boolean): string {
   return `^(?:\\s*,)*${item}(?:,(?:${item}|\\s*))*$`;
 }
 
+/** A listing's own parameters: a field of the same name filters as `<field>[eq]` only. */
+const LISTING_PARAMS = ['q', 'page', 'limit', 'sort', 'fields', 'after', 'count'];
+
 /** Parameters every request may carry besides a listing's own. */
 const CREDENTIAL_PARAMS = ['access_token'];
 
@@ -88,7 +91,7 @@ export function listingQuerySchema(spec: ListingSpec): ObjectSchema<ListingQuery
           : helpers.message({ custom: 'after and page cannot be combined: the cursor says where the page starts' }),
       ),
     count: Joi.boolean().default(true),
-    ...filterKeys(filters),
+    ...filterKeys(filters, LISTING_PARAMS),
   });
   for (const key of Object.keys(schema.describe().keys ?? {})) known.add(key);
   return schema
@@ -104,7 +107,7 @@ export function listingQuerySchema(spec: ListingSpec): ObjectSchema<ListingQuery
     .custom((value: Record<string, unknown> & { sort: string | string[] }) => {
       const items = typeof value.sort === 'string' ? value.sort.split(',') : value.sort;
       const rest = { ...value };
-      const parsed = takeFilters(rest, filters);
+      const parsed = takeFilters(rest, filters, LISTING_PARAMS);
       return {
         ...rest,
         page: value.page ?? 1,

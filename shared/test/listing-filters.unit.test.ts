@@ -53,6 +53,14 @@ describe('listing filters', () => {
     });
   });
 
+  test("when a field is named like a listing parameter (count), then count= stays the listing's and count[eq] filters", () => {
+    const counted: ListingSpec = { ...spec, filters: [{ name: 'count', type: 'integer', value: Joi.number().integer() }] };
+    const query = validateInput(listingQuerySchema(counted), { count: 'false', 'count[eq]': '3' }, 'query');
+
+    expect(query.count).toBe(false);
+    expect(query.filters).toEqual([{ field: 'count', op: 'eq', value: 3 }]);
+  });
+
   test('when title[in] lists values with blanks and empty items, then they are trimmed and the empty ones dropped', () => {
     expect(mongo({ 'title[in]': ' a,b ,,c' })).toEqual({ $and: [{ title: { $in: ['a', 'b', 'c'] } }] });
   });

@@ -24,6 +24,8 @@ interface Field {
   min?: number;
   max?: number;
   values?: string[];
+  filter: boolean;
+  index: boolean;
 }
 interface Plan {
   writes: Array<{ path: string; content: string }>;
