@@ -83,7 +83,7 @@ describe('GET /users (admin)', () => {
 
     const second = await api.get(next.path, byToken(admin));
 
-    const secondRows = expectListing(second, userFullView, { count: 3, page: 2, limit: 2 });
+    const secondRows = expectListing(second, userFullView, { count: 3, page: 2, limit: 2, byCursor: true });
     expect([...firstRows, ...secondRows].map((row) => row.id)).toEqual([admin.id, alice.id, bob.id]);
   });
 

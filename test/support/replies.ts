@@ -49,6 +49,8 @@ export interface ListingExpectation {
   limit: number;
   /** With `fields`: every row has exactly `id` and these. */
   fields?: string[];
+  /** The page was reached by an `after` cursor: no `prev` (a cursor has no way back). */
+  byCursor?: boolean;
 }
 
 /**
@@ -74,14 +76,18 @@ export function expectListing(reply: Reply, rowSchema: Joi.ObjectSchema, expecte
   const lastPage = Math.max(1, Math.ceil(expected.count / expected.limit));
   const links = linksOf(reply);
   const wanted: Record<string, number> = { first: 1, last: lastPage };
-  if (expected.page > 1) wanted.prev = Math.min(expected.page - 1, lastPage);
+  if (expected.page > 1 && !expected.byCursor) wanted.prev = Math.min(expected.page - 1, lastPage);
   if (expected.page < lastPage) wanted.next = expected.page + 1;
   expect(Object.keys(links).sort()).toEqual(Object.keys(wanted).sort());
   for (const [rel, page] of Object.entries(wanted)) {
-    expect({ rel, page: links[rel]!.params.get('page'), limit: links[rel]!.params.get('limit') }).toEqual({
+    // `next` carries the cursor of the page after this one, never a page number.
+    const at = rel === 'next' ? { after: expect.stringMatching(/^[\w-]+\.[\w-]{43}$/) } : { page: String(page) };
+    expect({ rel, page: links[rel]!.params.get('page'), after: links[rel]!.params.get('after'), limit: links[rel]!.params.get('limit') }).toEqual({
       rel,
-      page: String(page),
+      page: null,
+      after: null,
       limit: String(expected.limit),
+      ...at,
     });
     expect(links[rel]!.params.has('access_token')).toBe(false);
   }
