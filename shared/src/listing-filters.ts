@@ -64,31 +64,39 @@ export const paramName = (field: string, op: FilterOp) => `${field}[${op}]`;
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const HEX_ID = /^[0-9a-fA-F]{24}$/;
-const INTEGER = '-?\\d{1,16}';
-const NUMBER = '-?\\d{1,16}(?:\\.\\d{1,16})?';
+const INTEGER = '-?[0-9]{1,16}';
+const NUMBER = '-?[0-9]{1,16}(?:\\.[0-9]{1,16})?';
 // Dates in filters are RFC 3339 date-times (or a bare date, midnight UTC); the day is checked
 // against the month by the pattern itself, so the documented pattern is exactly what is accepted.
-const DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2\\d))';
-const TIME = '(?:T(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,3})?)?(?:Z|[+-](?:[01]\\d|2[0-3]):[0-5]\\d))';
-const DATE_TIME = `\\d{4}-${DAY}${TIME}?`;
+// Digits are written [0-9]: a fuzzer reading `\d` as Python does would send other scripts' digits.
+const DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-9]))';
+const TIME = '(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\\.[0-9]{1,3})?)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9]))';
+const DATE_TIME = `[0-9]{4}-${DAY}${TIME}?`;
 
 const listPattern = (item: string) => `^${item}(?:,${item}){0,${FILTER_LIMITS.maxIn - 1}}$`;
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A date-time as the pattern allows it; February 29th of a common year is refused. */
-function toDate(text: string): Date | undefined {
-  const date = new Date(/T/.test(text) ? text : `${text}T00:00:00Z`);
-  if (Number.isNaN(date.getTime())) return undefined;
-  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
-  if (month === 2 && day === 29 && new Date(Date.UTC(year, 1, 29)).getUTCMonth() !== 1) return undefined;
-  return date;
+const DATE_PARTS = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|([+-])(\d{2}):(\d{2})))?$/;
+
+/**
+ * A date-time as the pattern allows it, built from its parts (any year from 0000 to 9999, as
+ * written). The pattern checks each day against its month; February 29th of a common year is
+ * March 1st.
+ */
+function toDate(text: string): Date {
+  const [, year, month, day, hour = '0', minute = '0', second = '0', ms = '0', , sign, offH = '0', offM = '0'] = DATE_PARTS.exec(text)!;
+  const date = new Date(0);
+  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  date.setUTCHours(Number(hour), Number(minute), Number(second), Number(ms.padEnd(3, '0')));
+  const offset = (sign === '-' ? -1 : 1) * (Number(offH) * 60 + Number(offM));
+  return new Date(date.getTime() - offset * 60_000);
 }
 
 const dateSchema = () =>
   Joi.string()
     .pattern(new RegExp(`^${DATE_TIME}$`))
     .messages({ 'string.pattern.base': '{{#label}} must be an ISO 8601 date-time, e.g. 2026-01-02T03:04:05Z' })
-    .custom((value: string, helpers) => toDate(value) ?? helpers.message({ custom: `${helpers.state.path?.join('.')} is not a real date` }))
+    .custom((value: string) => toDate(value))
     .description('An ISO 8601 date-time (RFC 3339), e.g. `2026-01-02T03:04:05Z`; a bare date is midnight UTC.');
 
 const numberSchema = (type: 'integer' | 'number') =>
@@ -141,7 +149,7 @@ function inSchema(filter: FilterSpec): Schema {
       [item, convert] = ['[^,\\u0000]*', (text) => text.trim()];
   }
   return Joi.string()
-    .allow('')
+    .min(1)
     .max(FILTER_LIMITS.maxInLength)
     .pattern(new RegExp(listPattern(item)))
     .messages({ 'string.pattern.base': `{{#label}} must be a comma list of at most ${FILTER_LIMITS.maxIn} values of the field's type` })
@@ -235,7 +243,7 @@ function condition(op: FilterOp, value: unknown): Record<string, unknown> {
     case 'exists':
       return { $exists: value === true };
     case 'in':
-      return { $in: value as unknown[] };
+      return { $in: Array.isArray(value) ? value : [] };
     default:
       return { [`$${op}`]: value };
   }

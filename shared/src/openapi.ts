@@ -209,6 +209,11 @@ export function baseComponents(): OpenApiComponents {
       },
     };
   }
+  // Answered by Node's HTTP parser before any route (no body): a query string past its 16 kB of headers.
+  responses.QueryTooLong = {
+    description:
+      'Request Header Fields Too Large: the URL with its query string (or the headers) is longer than the server reads (16 kB). Send fewer or shorter filter values. No body.',
+  };
   return {
     schemas: { Problem: problem, FieldError: fieldError },
     securitySchemes: {
@@ -576,6 +581,7 @@ export function buildOperation(route: RouteDef, components: OpenApiComponents): 
   if (route.schemas?.body || route.schemas?.query || route.schemas?.params) derived.push(400);
   if (pathParamNames(route.path).length > 0) derived.push(404);
   if (requestBody) derived.push(413, 415);
+  if (route.schemas?.query) responses['431'] = ref('responses', 'QueryTooLong');
   const operation: OpenApiOperation = {
     operationId: operationId(route.method, route.path),
     summary: route.summary,
