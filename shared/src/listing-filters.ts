@@ -66,10 +66,11 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const HEX_ID = /^[0-9a-fA-F]{24}$/;
 const INTEGER = '-?[0-9]{1,16}';
 const NUMBER = '-?[0-9]{1,16}(?:\\.[0-9]{1,16})?';
-// Dates in filters are RFC 3339 date-times (or a bare date, midnight UTC); the day is checked
-// against the month by the pattern itself, so the documented pattern is exactly what is accepted.
-// Digits are written [0-9]: a fuzzer reading `\d` as Python does would send other scripts' digits.
-const DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-9]))';
+// Dates in filters are RFC 3339 date-times (or a bare date, midnight UTC): the documented pattern
+// is exactly what is accepted. It stays simple (a fuzzer generates from it): a day past its
+// month's end rolls over, as in JavaScript (February 30th is March 1st or 2nd). Digits are
+// written [0-9]: a fuzzer reading `\d` as Python does would send other scripts' digits.
+const DAY = '(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])';
 const TIME = '(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\\.[0-9]{1,3})?)?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9]))';
 const DATE_TIME = `[0-9]{4}-${DAY}${TIME}?`;
 
@@ -78,11 +79,7 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'
 
 const DATE_PARTS = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|([+-])(\d{2}):(\d{2})))?$/;
 
-/**
- * A date-time as the pattern allows it, built from its parts (any year from 0000 to 9999, as
- * written). The pattern checks each day against its month; February 29th of a common year is
- * March 1st.
- */
+/** A date-time as the pattern allows it, built from its parts (any year from 0000 to 9999, as written; days roll over). */
 function toDate(text: string): Date {
   const [, year, month, day, hour = '0', minute = '0', second = '0', ms = '0', , sign, offH = '0', offM = '0'] = DATE_PARTS.exec(text)!;
   const date = new Date(0);

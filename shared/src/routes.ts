@@ -187,7 +187,10 @@ export function validateInput<T>(schema: Joi.ObjectSchema<T>, value: unknown, lo
   if (!error) {
     // Never meaningful in a field, cut short by bcrypt, and not storable by every MongoDB-compatible database.
     // Only the keys the schema names: an object that lets unknown keys through keeps them unread.
-    const nul = namedKeys(schema).map((key) => pathOfNul((valid as Record<string, unknown>)?.[key], [key])).find(Boolean);
+    // A key the schema moves elsewhere (a listing's filters) is read as sent.
+    const nul = namedKeys(schema)
+      .map((key) => pathOfNul((valid as Record<string, unknown>)?.[key] ?? (value as Record<string, unknown> | undefined)?.[key], [key]))
+      .find(Boolean);
     if (nul) throw errors.validation([{ param: nul.join('.') || location, message: `${nul.join('.') || location} must not contain the NUL character`, rule: 'string.nul' }]);
     return valid;
   }

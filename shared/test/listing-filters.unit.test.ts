@@ -61,12 +61,17 @@ describe('listing filters', () => {
     expect(query.filters).toEqual([{ field: 'count', op: 'eq', value: 3 }]);
   });
 
-  test('when dates come with offsets, fractions, no seconds or as a bare date (February 29th of a common year is March 1st), then they are read as written', () => {
+  test('when dates come with offsets, fractions, no seconds or as a bare date (a day past the end of its month rolls over), then they are read as written', () => {
     const values = (
-      parse({ 'createdAt[in]': '0211-02-20T21:09Z,2026-01-02T03:04:05.5-14:35,2027-02-29' }).filters![0]!.value as Date[]
+      parse({ 'createdAt[in]': '0211-02-20T21:09Z,2026-01-02T03:04:05.5-14:35,2027-02-29,2026-04-31' }).filters![0]!.value as Date[]
     ).map((d) => d.toISOString());
 
-    expect(values).toEqual(['0211-02-20T21:09:00.000Z', '2026-01-02T17:39:05.500Z', '2027-03-01T00:00:00.000Z']);
+    expect(values).toEqual([
+      '0211-02-20T21:09:00.000Z',
+      '2026-01-02T17:39:05.500Z',
+      '2027-03-01T00:00:00.000Z',
+      '2026-05-01T00:00:00.000Z',
+    ]);
   });
 
   test('when title[in] lists values with blanks and empty items, then they are trimmed and the empty ones dropped', () => {
@@ -85,7 +90,8 @@ describe('listing filters', () => {
     [{ 'kind[in]': 'a,c' }, 'kind[in]', 'comma list'],
     [{ kind: 'c' }, 'kind', 'must be one of'],
     [{ 'createdAt[lt]': 'yesterday' }, 'createdAt[lt]', 'ISO 8601'],
-    [{ 'createdAt[lt]': '2027-02-30' }, 'createdAt[lt]', 'ISO 8601'],
+    [{ 'createdAt[lt]': '2027-02-32' }, 'createdAt[lt]', 'ISO 8601'],
+    [{ 'title[prefix]': 'a\u0000' }, 'title[prefix]', 'NUL'],
     [{ 'title[in]': '' }, 'title[in]', 'not allowed to be empty'],
     [{ user: 'me' }, 'user', 'pattern'],
     [{ title: 'x'.repeat(21) }, 'title', 'less than or equal to 20'],
