@@ -40,7 +40,7 @@ export interface ParsedFilter {
   value: unknown;
 }
 
-export const FILTER_LIMITS = { maxIn: 50, maxInLength: 5000 } as const;
+export const FILTER_LIMITS = { maxIn: 50, maxInLength: 1000, maxValueLength: 500 } as const;
 
 const OPS_BY_TYPE: Record<FilterType, FilterOp[]> = {
   string: ['eq', 'ne', 'in', 'prefix'],

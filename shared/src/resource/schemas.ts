@@ -2,7 +2,7 @@ import type { ObjectSchema, Schema } from 'joi';
 import { Joi } from '../joi';
 import { httpUrlSchema } from '../http-url';
 import { listingQuerySchema, type ListingQuery, type ListingSpec } from '../listing';
-import type { FilterSpec, FilterType } from '../listing-filters';
+import { FILTER_LIMITS, type FilterSpec, type FilterType } from '../listing-filters';
 import { apiFields, modelField, SYSTEM_FIELDS, type FieldDef, type AnyResourceDefinition } from './definition';
 
 /** Bounds used when a field gives none. */
@@ -122,6 +122,16 @@ const FILTER_TYPES: Record<FieldDef['type'], FilterType> = {
 };
 
 /**
+ * A field's rule for filter values: its body rule, but a string at most FILTER_LIMITS.maxValueLength
+ * characters (a URL holds a few kB; a long text is matched with `prefix`).
+ */
+function filterBounds(field: FieldDef): FieldDef {
+  if (!['string', 'text', 'email', 'url'].includes(field.type)) return field;
+  const { min, max } = lengthBounds(field);
+  return { ...field, min: Math.min(min, FILTER_LIMITS.maxValueLength), max: Math.min(max, FILTER_LIMITS.maxValueLength) };
+}
+
+/**
  * The filters of a resource's listing: every field whose `filter` is not false, typed as in
  * bodies, and the system fields it names (all by default): the owner (`user`) and the timestamps.
  */
@@ -131,12 +141,12 @@ export function filtersOf(definition: AnyResourceDefinition): FilterSpec[] {
     .map(([name, field]): FilterSpec => ({
       name,
       type: FILTER_TYPES[field.type],
-      value: fieldSchema(name, field),
+      value: fieldSchema(name, filterBounds(field)),
       values: field.values,
       optional: !field.required,
       // The start of an address is no address: a prefix is a plain string of the field's length.
       ...(field.type === 'email' || field.type === 'url'
-        ? { opValues: { prefix: Joi.string().trim().min(1).max(lengthBounds(field).max).description(field.type === 'email' ? 'The start of an e-mail address.' : 'The start of a URL.') } }
+        ? { opValues: { prefix: Joi.string().trim().min(1).max(filterBounds(field).max ?? FILTER_LIMITS.maxValueLength).description(field.type === 'email' ? 'The start of an e-mail address.' : 'The start of a URL.') } }
         : {}),
     }));
   const system = (definition.systemFilters ?? SYSTEM_FIELDS).map(
