@@ -1,8 +1,8 @@
 /**
  * End to end: the README's command generates volumes into a copy of the repository, and a second
  * resource, gadgets, takes every field type and other access levels; the copy is then built,
- * type-checked and linted, and the new services' own tests (articles' tests, renamed) run against
- * the real database. Outside services/volumes the command may touch four files, none of
+ * type-checked and linted, the new services' own tests (articles' tests, renamed) run against
+ * the real database, and a black-box test of volumes' data API runs through the copy's gateway. Outside services/volumes the command may touch four files, none of
  * them under gateway/src; it works before npm install; remove takes it all back.
  *
  * Needs jest's global setup (MONGODB_URL). Takes a minute or two; set RESTGATE_KEEP_GENERATED=1
@@ -99,6 +99,23 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
     expectSuccess('jest services/volumes services/gadgets', res);
     expect(res.stderr).toMatch(/Test Suites: 22 passed, 22 total/);
   }, 180_000);
+
+  test('when the stack runs with volumes, then its data API works through the gateway (filters, cursors, count, conditions)', async () => {
+    const target = path.join(copy, 'test', 'contract', 'volumes-data-api.test.ts');
+    fs.copyFileSync(path.join(__dirname, 'fixtures', 'volumes-data-api.test.ts.txt'), target);
+    try {
+      const res = await runBin(copy, 'jest', ['--ci', 'test/contract/volumes-data-api.test.ts'], {
+        MONGODB_URL: process.env.MONGODB_URL!,
+        AMQP_URL: process.env.AMQP_URL ?? '',
+        REDIS_URL: process.env.REDIS_URL ?? '',
+      });
+
+      expectSuccess('jest test/contract/volumes-data-api.test.ts', res);
+      expect(res.stderr).toMatch(/Tests: {7}7 passed, 7 total/);
+    } finally {
+      fs.rmSync(target, { force: true });
+    }
+  }, 240_000);
 
   test('when removed again, then the tree is exactly as before', () => {
     fs.rmSync(path.join(copy, 'tsconfig.generated.json'), { force: true });
