@@ -13,6 +13,7 @@ import type { IdentityDeps } from './domain/identity-deps';
 import { queueVerificationMail } from './domain/request-email-verification';
 import { createSocialLogin } from './domain/social/social-login';
 import { identityRoutes } from './http/routes';
+import { USER_FILTERS } from './http/user.schemas';
 import { wireEmailVerifications, type EmailVerifications } from './email-verification.wiring';
 import { wirePasswordResets, type PasswordResets } from './password-reset.wiring';
 
@@ -61,7 +62,7 @@ export interface Identity {
  */
 export function createIdentity({ config, logger, metrics = createMetrics(), amqpOptions, abuseProtection = true }: IdentityWiring): Identity {
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
-  const users = new MongoUserRepository(mongo.db, config.PRINCIPAL_SECRET);
+  const users = new MongoUserRepository(mongo.db, { cursorSecret: config.PRINCIPAL_SECRET, filters: USER_FILTERS });
   const hasher = createPasswordHasher({
     rounds: config.BCRYPT_ROUNDS,
     workers: config.HASH_WORKERS,

@@ -1,9 +1,16 @@
-import { createListingCursors, findPage, isDuplicateKeyError, parseObjectId, type ListingCursors, type ListingPage } from '@restgate/shared';
+import {
+  createListingCursors,
+  findPage,
+  isDuplicateKeyError,
+  parseObjectId,
+  type FilterSpec,
+  type ListingCursors,
+  type ListingPage,
+} from '@restgate/shared';
 import { ObjectId, type Collection, type Db, type Filter, type UpdateFilter } from 'mongodb';
 import type { NewUser, ProviderLinks, UserPage, UserRepository, UserSummary } from '../domain/identity-deps';
 import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from '../domain/social/social-provider';
 import type { Role, UserRecord } from '../domain/user';
-import { USER_FILTERS } from '../http/user.schemas';
 
 interface UserDocument {
   _id: ObjectId;
@@ -31,6 +38,20 @@ const SEARCHED_FIELDS = ['name', 'email'];
  */
 function isVerified(doc: Pick<UserDocument, 'emailVerified' | 'emailVerifiedAt' | 'providers'>): boolean {
   return doc.emailVerified === true || doc.emailVerifiedAt !== undefined || Object.keys(doc.providers ?? {}).length > 0;
+}
+
+/** The stored forms of a verified user, as `isVerified` reads them. */
+const VERIFIED: Filter<UserDocument>[] = [
+  { emailVerified: true },
+  { emailVerifiedAt: { $exists: true } },
+  ...SOCIAL_PROVIDER_NAMES.map((provider) => ({ [`providers.${provider}`]: { $exists: true } }) as Filter<UserDocument>),
+];
+
+/** The listing's filters, with the stored form of those that are not one field. */
+function storedFilters(filters: readonly FilterSpec[]): FilterSpec[] {
+  return filters.map((filter) =>
+    filter.name === 'emailVerified' ? { ...filter, toMongo: (_op, value) => (value === true ? { $or: VERIFIED } : { $nor: VERIFIED }) } : filter,
+  );
 }
 
 /** What a write stores for `emailVerified`: the flag, and the time it was proven. */
@@ -64,11 +85,13 @@ function toRecord(doc: UserDocument): UserRecord {
 export class MongoUserRepository implements UserRepository {
   private readonly users: Collection<UserDocument>;
   private readonly cursors: ListingCursors;
+  private readonly filters: FilterSpec[];
 
-  /** Listing cursors are signed with a key derived from `cursorSecret`. */
-  constructor(db: Db, cursorSecret: string) {
+  /** `filters` are the listing's (GET /users); its cursors are signed with a key derived from `cursorSecret`. */
+  constructor(db: Db, options: { cursorSecret: string; filters: readonly FilterSpec[] }) {
     this.users = db.collection<UserDocument>('users');
-    this.cursors = createListingCursors(cursorSecret, 'users');
+    this.cursors = createListingCursors(options.cursorSecret, 'users');
+    this.filters = storedFilters(options.filters);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -164,7 +187,7 @@ export class MongoUserRepository implements UserRepository {
   async list(page: UserPage): Promise<ListingPage & { rows: UserSummary[] }> {
     // Whole documents (but the hash): the views are made from them, and `fields` narrows the views.
     const { docs, count, next } = await findPage(
-      { collection: this.users, cursors: this.cursors, searched: SEARCHED_FIELDS, filters: USER_FILTERS, projection: { passwordHash: 0 } },
+      { collection: this.users, cursors: this.cursors, searched: SEARCHED_FIELDS, filters: this.filters, projection: { passwordHash: 0 } },
       { ...page, fields: undefined },
     );
     return { rows: docs.map(toSummary), count, next };
