@@ -55,13 +55,14 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (typeof claims !== 'object' || typeof claims.exp !== 'number') {
       throw errors.unauthorized('The access token is not valid.', true);
     }
-    const { sub, role, sid, iat, exp } = claims as { sub?: unknown; role?: unknown; sid?: unknown; iat?: unknown; exp: number };
+    const { sub, role, sid, iat, exp, cep } = claims as { sub?: unknown; role?: unknown; sid?: unknown; iat?: unknown; exp: number; cep?: unknown };
     if (
       typeof sub !== 'string' ||
       !OBJECT_ID.test(sub) ||
       (role !== 'user' && role !== 'admin') ||
       typeof sid !== 'string' ||
-      sid.length === 0
+      sid.length === 0 ||
+      (cep !== undefined && (typeof cep !== 'number' || !Number.isFinite(cep)))
     ) {
       throw errors.unauthorized('The access token is not valid.', true);
     }
@@ -72,7 +73,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (revocations) {
       // Never loaded (Redis away since the start): an empty list would re-admit every ended session.
       if (!revocations.loaded()) throw revocationsUnavailable();
-      if (revocations.isRevoked({ sessionId: sid, userId: sub, issuedAt: iat })) {
+      // `cep`: which password the session was opened with (absent: the user's first, or a token from before the claim).
+      if (revocations.isRevoked({ sessionId: sid, userId: sub, credentialsEpoch: typeof cep === 'number' ? cep : 0 })) {
         throw errors.unauthorized('The session of this access token has ended: sign in again.', true);
       }
     }

@@ -18,6 +18,7 @@ const record: UserRecord = {
   role: 'admin',
   passwordHash: '$2b$10$secret',
   emailVerified: false,
+  credentialsEpoch: 0,
   createdAt: new Date('2024-03-01T12:00:00.000Z'),
 };
 

@@ -16,6 +16,6 @@ export function createRevocationRecorder(redis: RedisHandle['client'], prefix: s
   };
   return {
     sessionsEnded: (sessionIds) => record(sessionIds.map((session) => ({ session }))),
-    userEnded: (userId) => record([{ user: userId, before: Date.now() }]),
+    userEnded: (userId, options = {}) => record([{ user: userId, before: options.before ?? Date.now(), ...(options.except ? { except: options.except } : {}) }]),
   };
 }

@@ -1,6 +1,6 @@
 import { isDuplicateKeyError, mongoSort, parseObjectId, searchFilter } from '@restgate/shared';
 import { ObjectId, type Collection, type Db, type Filter, type Sort, type UpdateFilter } from 'mongodb';
-import type { NewUser, ProviderLinks, UserPage, UserRepository, UserSummary } from '../domain/identity-deps';
+import type { NewUser, ProviderLinks, UserChanges, UserPage, UserRepository, UserSummary } from '../domain/identity-deps';
 import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from '../domain/social/social-provider';
 import type { Role, UserRecord } from '../domain/user';
 
@@ -16,6 +16,8 @@ interface UserDocument {
   providers?: ProviderLinks;
   /** When someone proved they own the e-mail (absent: never). */
   emailVerifiedAt?: Date;
+  /** When a change or reset last set the password (absent: never); set with `passwordHash`. */
+  credentialsChangedAt?: Date;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -44,6 +46,7 @@ function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
     picture: doc.picture,
     role: doc.role,
     emailVerified: isVerified(doc),
+    credentialsEpoch: doc.credentialsChangedAt?.getTime() ?? 0,
     createdAt: doc.createdAt,
   };
 }
@@ -119,13 +122,14 @@ export class MongoUserRepository implements UserRepository {
     }
   }
 
-  /** Sets the given fields; null when there is no such user. */
-  async update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>): Promise<UserRecord | null> {
+  /** Sets the given fields in one write (a password hash and its epoch together); null when there is no such user. */
+  async update(id: string, changes: UserChanges): Promise<UserRecord | null> {
     const _id = parseObjectId(id);
     if (!_id) return null;
     const now = new Date();
-    const { emailVerified, ...fields } = changes;
-    const set = { ...fields, ...verification(emailVerified, now), updatedAt: now };
+    const { emailVerified, credentialsEpoch, ...fields } = changes;
+    const epoch = credentialsEpoch === undefined ? {} : { credentialsChangedAt: new Date(credentialsEpoch) };
+    const set = { ...fields, ...epoch, ...verification(emailVerified, now), updatedAt: now };
     // FerretDB's findAndModify takes no projection, so the whole document comes back.
     const doc = await this.users.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
     return doc ? toRecord(doc) : null;

@@ -1,7 +1,7 @@
 import { identityErrors } from '../errors';
 import { authenticate, type CheckContext, type Credentials } from './authenticate';
 import type { IdentityDeps } from './identity-deps';
-import { endSessionsOfUser } from './sessions';
+import { replaceCredentials } from './sessions';
 import { fullView, type FullUserView } from './user';
 
 /**
@@ -26,9 +26,8 @@ export async function changePassword(
   const user = await authenticate(deps, credentials, context, ownId);
   const passwordHash = await deps.hasher.hash(newPassword, context?.signal);
   const keep = context?.keepSession?.userId === user.id ? context.keepSession.sessionId : undefined;
-  await endSessionsOfUser(deps, user.id, keep);
-  await deps.resetTokens.deleteAllOfUser(user.id);
-  const updated = await deps.users.update(user.id, { passwordHash });
+  const updated = await replaceCredentials(deps, user.id, (credentialsEpoch) => deps.users.update(user.id, { passwordHash, credentialsEpoch }), keep);
   if (!updated) throw identityErrors.userNotFound();
+  await deps.resetTokens.deleteAllOfUser(user.id);
   return fullView(updated);
 }

@@ -8,9 +8,12 @@ import type { UserRecord } from './user';
 
 /** A user's social identities: provider name → the provider's id of that person. */
 export type ProviderLinks = Partial<Record<SocialProviderName, string>>;
-export type NewUser = Omit<UserRecord, 'id' | 'createdAt'> & { providers?: ProviderLinks };
+export type NewUser = Omit<UserRecord, 'id' | 'createdAt' | 'credentialsEpoch'> & { providers?: ProviderLinks };
 export type UserSummary = Omit<UserRecord, 'passwordHash'>;
 export type UserPage = Pick<ListingQuery, 'q' | 'sort' | 'page' | 'limit'>;
+/** What an update may set. A new password hash never goes without its credentials epoch. */
+export type UserChanges = Partial<Pick<UserRecord, 'name' | 'picture' | 'emailVerified'>> &
+  ({ passwordHash: string; credentialsEpoch: number } | { passwordHash?: never; credentialsEpoch?: never });
 
 /**
  * Where users are kept, as the use cases need it. The domain owns this interface and `data/`
@@ -30,8 +33,8 @@ export interface UserRepository {
    * linked to someone else (a lost race: the caller looks again).
    */
   linkProvider(userId: string, provider: SocialProviderName, providerId: string): Promise<UserRecord | null>;
-  /** Sets the given fields; null when there is no such user. */
-  update(id: string, changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>): Promise<UserRecord | null>;
+  /** Sets the given fields, in one write; null when there is no such user. */
+  update(id: string, changes: UserChanges): Promise<UserRecord | null>;
   delete(id: string): Promise<boolean>;
   /** One page (`q` over name and e-mail) and the total that matches, without password hashes. */
   list(page: UserPage): Promise<{ rows: UserSummary[]; count: number }>;

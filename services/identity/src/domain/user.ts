@@ -13,6 +13,12 @@ export interface UserRecord {
   passwordHash: string | null;
   /** True once the owner of the address has proven it (a verification link, or a provider that verified it). */
   emailVerified: boolean;
+  /**
+   * When the password was last set by a change or a reset (ms since the epoch; 0: never). Written
+   * in the same update as the hash: a session remembers the value it was opened with, and one
+   * opened with an older password is refused (refresh here, access tokens at the gateway).
+   */
+  credentialsEpoch: number;
   createdAt: Date;
 }
 
