@@ -9,7 +9,8 @@
 // the environment when set, otherwise throw-away servers in a temporary folder), BCRYPT_ROUNDS=10,
 // and TRUSTED_PROXIES=loopback. It creates one user, then for `seconds`:
 // - `concurrency` loops send PUT /users/me/password with the user's e-mail and wrong passwords
-//   (no master key needed) from 127.0.0.1, as fast as the answers come;
+//   (and a token of the user, which the route needs besides Basic) from 127.0.0.1, as fast as the
+//   answers come;
 // - GET /health on the gateway every 20 ms;
 // - the legitimate owner signs in (POST /auth, right password) every 250 ms from another client
 //   address (X-Forwarded-For: 198.51.100.77, believed from the loopback proxy).
@@ -105,6 +106,19 @@ async function main() {
       body: form,
     });
     if (created.status !== 201) throw new Error(`POST /users answered ${created.status}: ${created.body}`);
+    const signInForm = `access_token=${masterKey}`;
+    const signedIn = await request(gw, undefined, {
+      method: 'POST',
+      path: '/auth',
+      headers: {
+        authorization: basic(email, password),
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-length': Buffer.byteLength(signInForm),
+      },
+      body: signInForm,
+    });
+    if (signedIn.status !== 201) throw new Error(`POST /auth answered ${signedIn.status}: ${signedIn.body}`);
+    const userToken = JSON.parse(signedIn.body).token;
     const hashesBefore = await hashesComputed(ports.identity);
 
     const end = Date.now() + seconds * 1000;
@@ -112,7 +126,7 @@ async function main() {
     const flood = [];
     const loops = Array.from({ length: concurrency }, async (_, i) => {
       for (let n = 0; Date.now() < end; n += 1) {
-        const body = JSON.stringify({ password: 'attacker-new-password' });
+        const body = JSON.stringify({ password: 'attacker-new-password', access_token: userToken });
         const res = await request(gw, floodAgent, {
           method: 'PUT',
           path: '/users/me/password',

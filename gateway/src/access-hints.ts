@@ -1,4 +1,4 @@
-import { errors, type AccessLevel, type Authorization, type Principal } from '@restgate/shared';
+import { errors, takesBasic, type AccessLevel, type Authorization, type Principal } from '@restgate/shared';
 
 /**
  * The routes that take HTTP Basic (sign-in, a password change) are where clients most often mix
@@ -18,10 +18,20 @@ export function assertCredentialKinds(level: AccessLevel, principal: Principal, 
       hasBasic ? 'master_key_missing' : 'credential_missing',
     );
   }
-  if ((level === 'basic' || level === 'master+basic') && !hasBasic && (level === 'basic' || principal.kind === 'master')) {
+  if (level === 'user+basic' && principal.kind === 'anonymous') {
+    throw errors.unauthorized(
+      hasBasic
+        ? "The user's token is missing: send it as access_token in the query string or the body (the Authorization header already carries the HTTP Basic e-mail and password)."
+        : "This route needs the user's token (from POST /auth) as access_token (query string or body) and their e-mail and password as HTTP Basic.",
+      false,
+      hasBasic ? 'user_token_missing' : 'credential_missing',
+    );
+  }
+  const basicLevelPassed = level === 'basic' || (level === 'master+basic' && principal.kind === 'master') || (level === 'user+basic' && principal.kind === 'user');
+  if (takesBasic(level) && !hasBasic && basicLevelPassed) {
     throw errors.basicUnauthorized(
       authorization?.scheme === 'bearer'
-        ? "This route needs HTTP Basic (the user's e-mail and password in Authorization: Basic), not a Bearer token."
+        ? "This route needs HTTP Basic (the user's e-mail and password in Authorization: Basic), not a Bearer token; a token goes as access_token."
         : "This route needs HTTP Basic: the user's e-mail and password in Authorization: Basic.",
       'basic_required',
     );

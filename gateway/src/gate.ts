@@ -12,6 +12,7 @@ import {
   signClientAddress,
   signPrincipal,
   singleCredential,
+  takesBasic,
   type Lane,
   type PresentedToken,
   type Principal,
@@ -135,7 +136,7 @@ function admit(options: GateOptions, req: IncomingMessage, route: PolicyRow, raw
     req.url = fromQuery.rest ? `${path}?${fromQuery.rest}` : path;
     body = fromBody.body;
     // HTTP Basic is the service's own check on basic routes; any other Authorization stops here.
-    keepAuthorization = (route.level === 'basic' || route.level === 'master+basic') && authorization?.scheme === 'basic';
+    keepAuthorization = takesBasic(route.level) && authorization?.scheme === 'basic';
   }
 
   rewriteForwardHeaders(req.headers, {

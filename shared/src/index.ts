@@ -13,6 +13,7 @@ export {
   ACCESS_LEVELS,
   applyPolicy,
   assertAccess,
+  takesBasic,
   bindRoutes,
   defineRoute,
   defineSpec,

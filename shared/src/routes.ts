@@ -12,10 +12,16 @@ import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from './
  * - `public`: anyone; `master`: the master key; `user`: any user token; `admin`: an admin token;
  * - `basic`: HTTP Basic of the user concerned (checked by the service);
  * - `master+basic`: the master key and HTTP Basic (sign-in);
+ * - `user+basic`: the user's own token (as `access_token`) and their HTTP Basic (a password change);
  * - `provider`: public, and the credential is a third-party token passed through to the service.
  */
-export type AccessLevel = 'public' | 'master' | 'user' | 'admin' | 'basic' | 'master+basic' | 'provider';
-export const ACCESS_LEVELS: readonly AccessLevel[] = ['public', 'master', 'user', 'admin', 'basic', 'master+basic', 'provider'];
+export type AccessLevel = 'public' | 'master' | 'user' | 'admin' | 'basic' | 'master+basic' | 'user+basic' | 'provider';
+export const ACCESS_LEVELS: readonly AccessLevel[] = ['public', 'master', 'user', 'admin', 'basic', 'master+basic', 'user+basic', 'provider'];
+
+/** The levels whose `Authorization` header carries HTTP Basic, for the service to check. */
+export function takesBasic(level: AccessLevel): boolean {
+  return level === 'basic' || level === 'master+basic' || level === 'user+basic';
+}
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -149,6 +155,7 @@ export function assertAccess(level: AccessLevel, principal: Principal): void {
     case 'master+basic':
       return need('master');
     case 'user':
+    case 'user+basic':
       return need('user');
     case 'admin':
       return need('user', 'admin');

@@ -145,16 +145,20 @@ export function userApi(options: IdentityApiOptions) {
     defineSpec<{ password: string }, unknown, { id?: string }>({
       method: 'put',
       path,
-      level: 'basic',
+      level: 'user+basic',
       tags: userTags,
-      summary: "Change a password, with that user's current e-mail and password as HTTP Basic.",
+      summary: "Change your password: your token as `access_token`, and your current e-mail and password as HTTP Basic.",
       description:
-        "Every other session of the user ends, and so do the user's password-reset tokens. The session that stays is the one whose access token comes with the request as `access_token` (query or body; the Authorization header carries HTTP Basic); without one, every session ends.",
+        "The token (query or body: the Authorization header carries HTTP Basic) names the account: `:id` must be `me` or its user's id. Every other session of the user ends, and so do the user's password-reset tokens; the session of the token sent stays. Every session opened with the old password is refused from then on, also one a sign-in was opening at that moment.",
       schemas: { body: schemas.passwordBody },
       responses: {
         200: { description: 'The user.', schema: fullUserSchema },
         400: validation,
-        401: { description: "Missing or wrong Basic credentials, or another user's id (one answer for both)." },
+        401: {
+          description:
+            "No user token (`credential_missing`, `user_token_missing`), no HTTP Basic (`basic_required`), or a Basic e-mail or password that is not the token user's (`invalid_credentials`, one answer for both).",
+        },
+        403: { description: "The master key instead of a user token, or another user's id: `not_your_password`." },
         429: { description: 'Too many wrong passwords for this account from this address (the back-off), or for this account overall.' },
         503: { description: 'Too many password checks in progress (try again after `Retry-After`), or the revocation store is unavailable (nothing changed).' },
       },
