@@ -41,6 +41,14 @@ export const abuseConfigKeys = {
     .min(0)
     .default(16)
     .description('Password checks that may wait for a hashing worker; past it the answer is 503 with Retry-After.'),
+  HASH_SIGN_IN_SHARE: Joi.number()
+    .integer()
+    .min(0)
+    .max(90)
+    .default(50)
+    .description(
+      'Percent of the hashing capacity (HASH_WORKERS running + HASH_QUEUE_MAX waiting) kept for sign-ins (POST /auth): other hashing (sign-ups, password changes and resets) is answered 503 once it holds the rest, and a free worker serves a waiting sign-in first.',
+    ),
 };
 
 export interface AbuseConfig {
@@ -52,4 +60,5 @@ export interface AbuseConfig {
   PASSWORD_ACCOUNT_FAILURES: string;
   RESET_MAILS_PER_EMAIL: string;
   HASH_QUEUE_MAX: number;
+  HASH_SIGN_IN_SHARE: number;
 }

@@ -32,6 +32,7 @@ export const identityErrors = {
       title: 'Service unavailable',
       detail: 'Too many password checks in progress. Try again shortly.',
       headers: { 'Retry-After': '1' },
+      expected: true,
     });
   },
   /** The client closed the connection before its password was checked; nobody reads this answer. */

@@ -67,6 +67,7 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     workers: config.HASH_WORKERS,
     nice: config.HASH_WORKER_NICE,
     maxQueue: config.HASH_QUEUE_MAX,
+    signInShare: config.HASH_SIGN_IN_SHARE / 100,
   });
   const redis = createRedis(config.REDIS_URL, logger);
   const abuse = abuseProtection ? wireAbuseProtection({ config, logger, metrics, hasher, redis }) : undefined;

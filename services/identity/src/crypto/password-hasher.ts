@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import type { PasswordHasher } from '../domain/password-hasher';
+import type { HashLane, PasswordHasher } from '../domain/password-hasher';
 import { BCRYPT_MAX_BYTES } from '../domain/password-limits';
 import { identityErrors } from '../errors';
 
@@ -19,8 +19,18 @@ const WORKER_FILE = path.resolve(__dirname, '..', '..', 'workers', 'password.wor
  * cold JIT for its first compares). Here a task waiting for a worker is dropped when its client
  * goes; a running one (one compare, ~75 ms at the default cost) finishes on its thread, and its
  * result is dropped.
+ *
+ * `signInShare` (0–1): the part of the capacity (workers + waiting room) that only sign-ins may
+ * take. Other work (sign-ups, password changes and resets) is refused once it holds the rest, so a
+ * flood of it can't make sign-ins answer 503; and a free worker serves a waiting sign-in first.
  */
-export function createPasswordHasher(options: { rounds: number; workers: number; nice?: number; maxQueue?: number }): PasswordHasher {
+export function createPasswordHasher(options: {
+  rounds: number;
+  workers: number;
+  nice?: number;
+  maxQueue?: number;
+  signInShare?: number;
+}): PasswordHasher {
   const pool = new Piscina({
     filename: WORKER_FILE,
     minThreads: options.workers,
@@ -37,14 +47,17 @@ export function createPasswordHasher(options: { rounds: number; workers: number;
   });
   const turns = new Turns(options.workers);
   const capacity = options.workers + (options.maxQueue ?? Infinity);
+  const othersCapacity = Number.isFinite(capacity) ? Math.max(1, capacity - Math.ceil(capacity * (options.signInShare ?? 0))) : Infinity;
   let inFlight = 0;
+  let othersInFlight = 0;
 
-  const run = async <T>(task: object, name: 'hash' | 'compare', signal?: AbortSignal): Promise<T> => {
+  const run = async <T>(task: object, name: 'hash' | 'compare', signal?: AbortSignal, lane: HashLane = 'other'): Promise<T> => {
     if (signal?.aborted) throw identityErrors.clientGone();
-    if (inFlight >= capacity) throw identityErrors.hashQueueFull();
+    if (inFlight >= capacity || (lane === 'other' && othersInFlight >= othersCapacity)) throw identityErrors.hashQueueFull();
     inFlight += 1;
+    if (lane === 'other') othersInFlight += 1;
     try {
-      await turns.take(signal);
+      await turns.take(signal, lane);
       let result: T;
       try {
         result = (await pool.run(task, { name })) as T;
@@ -56,22 +69,24 @@ export function createPasswordHasher(options: { rounds: number; workers: number;
       return result;
     } finally {
       inFlight -= 1;
+      if (lane === 'other') othersInFlight -= 1;
     }
   };
 
-  // Made once, up front, so the first unknown-e-mail sign-in is not slower than the others.
-  const dummyHash: Promise<string> = run({ password: randomBytes(16).toString('hex'), rounds: options.rounds }, 'hash');
+  // Made once, up front, so the first unknown-e-mail sign-in is not slower than the others (in
+  // their lane: it is theirs, and must not hold the share of the rest at start).
+  const dummyHash: Promise<string> = run({ password: randomBytes(16).toString('hex'), rounds: options.rounds }, 'hash', undefined, 'sign-in');
   dummyHash.catch(() => undefined);
 
   return {
-    hash(password, signal) {
+    hash(password, signal, lane) {
       assertHashable(password);
-      return run<string>({ password, rounds: options.rounds }, 'hash', signal);
+      return run<string>({ password, rounds: options.rounds }, 'hash', signal, lane);
     },
-    async compare(password, hash, signal) {
+    async compare(password, hash, signal, lane) {
       // An over-long password can't be a stored one, but its first 72 bytes could match one.
       const comparable = Buffer.byteLength(password, 'utf8') <= BCRYPT_MAX_BYTES;
-      const matches = await run<boolean>({ password, hash: hash ?? (await dummyHash) }, 'compare', signal);
+      const matches = await run<boolean>({ password, hash: hash ?? (await dummyHash) }, 'compare', signal, lane);
       return comparable && hash !== null && matches;
     },
     stats: () => ({ inFlight, queued: turns.waiting, completed: pool.completed, threadsStarted }),
@@ -79,40 +94,44 @@ export function createPasswordHasher(options: { rounds: number; workers: number;
   };
 }
 
-/** `size` turns, handed out first come, first served; a wait ends early, refused, when its signal aborts. */
+/**
+ * `size` turns, handed out first come, first served within a lane, waiting sign-ins before the
+ * rest; a wait ends early, refused, when its signal aborts.
+ */
 class Turns {
   private taken = 0;
-  private readonly queue: Array<() => void> = [];
+  private readonly queues: Record<HashLane, Array<() => void>> = { 'sign-in': [], other: [] };
 
   constructor(private readonly size: number) {}
 
   get waiting(): number {
-    return this.queue.length;
+    return this.queues['sign-in'].length + this.queues.other.length;
   }
 
-  take(signal?: AbortSignal): Promise<void> {
-    if (this.taken < this.size && this.queue.length === 0) {
+  take(signal?: AbortSignal, lane: HashLane = 'other'): Promise<void> {
+    if (this.taken < this.size && this.waiting === 0) {
       this.taken += 1;
       return Promise.resolve();
     }
+    const queue = this.queues[lane];
     return new Promise((resolve, reject) => {
       const granted = (): void => {
         signal?.removeEventListener('abort', gone);
         resolve();
       };
       const gone = (): void => {
-        const at = this.queue.indexOf(granted);
-        if (at !== -1) this.queue.splice(at, 1);
+        const at = queue.indexOf(granted);
+        if (at !== -1) queue.splice(at, 1);
         reject(identityErrors.clientGone());
       };
-      this.queue.push(granted);
+      queue.push(granted);
       signal?.addEventListener('abort', gone, { once: true });
     });
   }
 
-  /** Ends a turn: the next in line (if any) has it. */
+  /** Ends a turn: the next in line (if any) has it, a sign-in first. */
   give(): void {
-    const next = this.queue.shift();
+    const next = this.queues['sign-in'].shift() ?? this.queues.other.shift();
     if (next) next();
     else this.taken -= 1;
   }

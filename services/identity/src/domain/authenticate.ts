@@ -1,5 +1,6 @@
 import { identityErrors } from '../errors';
 import type { IdentityDeps } from './identity-deps';
+import type { HashLane } from './password-hasher';
 import { normalizeEmail, type UserRecord } from './user';
 
 export interface Credentials {
@@ -7,10 +8,14 @@ export interface Credentials {
   password: string;
 }
 
-/** Where a password check comes from: the back-off keys on the address; the signal skips work for a client gone. */
+/**
+ * Where a password check comes from: the back-off keys on the address; the signal skips work for
+ * a client gone; `lane` says whose hashing capacity it uses (sign-ins have a share of their own).
+ */
 export interface CheckContext {
   clientAddress: string;
   signal?: AbortSignal;
+  lane?: HashLane;
 }
 
 type CheckDeps = Pick<IdentityDeps, 'users' | 'hasher' | 'backoff'>;
@@ -70,7 +75,7 @@ async function checkPassword(
   let matches: boolean;
   try {
     user = await load();
-    matches = await deps.hasher.compare(password, user?.passwordHash ?? null, context.signal);
+    matches = await deps.hasher.compare(password, user?.passwordHash ?? null, context.signal, context.lane);
   } catch (err) {
     await reservation?.release();
     throw err;

@@ -10,7 +10,7 @@ export async function signIn(
   credentials: Credentials | null,
   context?: CheckContext & { userAgent?: string },
 ): Promise<SignedIn> {
-  const user = await authenticate(deps, credentials, context);
+  const user = await authenticate(deps, credentials, { clientAddress: 'unknown', ...context, lane: 'sign-in' });
   // After the password check: only the address's owner learns that the account awaits verification.
   if (deps.requireVerifiedEmail && !isAddressProven(user)) throw identityErrors.emailUnverified();
   return openSession(deps, user, context?.userAgent);
