@@ -7,28 +7,25 @@ import { errors, takesBasic, type AccessLevel, type Authorization, type Principa
  * generic "needs a credential" or the service's "wrong e-mail or password".
  * Runs after the presented token (if any) has been verified, before the level is checked.
  */
+/** For the levels that take a credential besides Basic: what that credential is, what its absence is called, and who has it. */
+const PARTNERS: Partial<Record<AccessLevel, { kind: Principal['kind']; name: string; missing: string; where: string }>> = {
+  'master+basic': { kind: 'master', name: 'the master key', missing: 'master_key_missing', where: "the user's e-mail and password" },
+  'user+basic': { kind: 'user', name: "the user's token (from POST /auth)", missing: 'user_token_missing', where: 'their e-mail and password' },
+};
+
 export function assertCredentialKinds(level: AccessLevel, principal: Principal, authorization: Authorization | undefined): void {
   const hasBasic = authorization?.scheme === 'basic';
-  if (level === 'master+basic' && principal.kind === 'anonymous') {
+  const partner = PARTNERS[level];
+  if (partner && principal.kind === 'anonymous') {
     throw errors.unauthorized(
       hasBasic
-        ? 'The master key is missing: send it as access_token in the query string or the body (the Authorization header already carries the HTTP Basic e-mail and password).'
-        : "This route needs the master key as access_token (query string or body) and the user's e-mail and password as HTTP Basic.",
+        ? `${capitalized(partner.name)} is missing: send it as access_token in the query string or the body (the Authorization header already carries the HTTP Basic e-mail and password).`
+        : `This route needs ${partner.name} as access_token (query string or body) and ${partner.where} as HTTP Basic.`,
       false,
-      hasBasic ? 'master_key_missing' : 'credential_missing',
+      hasBasic ? partner.missing : 'credential_missing',
     );
   }
-  if (level === 'user+basic' && principal.kind === 'anonymous') {
-    throw errors.unauthorized(
-      hasBasic
-        ? "The user's token is missing: send it as access_token in the query string or the body (the Authorization header already carries the HTTP Basic e-mail and password)."
-        : "This route needs the user's token (from POST /auth) as access_token (query string or body) and their e-mail and password as HTTP Basic.",
-      false,
-      hasBasic ? 'user_token_missing' : 'credential_missing',
-    );
-  }
-  const basicLevelPassed = level === 'basic' || (level === 'master+basic' && principal.kind === 'master') || (level === 'user+basic' && principal.kind === 'user');
-  if (takesBasic(level) && !hasBasic && basicLevelPassed) {
+  if (takesBasic(level) && !hasBasic && (!partner || principal.kind === partner.kind)) {
     throw errors.basicUnauthorized(
       authorization?.scheme === 'bearer'
         ? "This route needs HTTP Basic (the user's e-mail and password in Authorization: Basic), not a Bearer token; a token goes as access_token."
@@ -37,3 +34,5 @@ export function assertCredentialKinds(level: AccessLevel, principal: Principal, 
     );
   }
 }
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -1,7 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { ObjectId } from 'mongodb';
 import { aUser, signIn, signUp, type UserInput } from '../support/actors';
 import { client, type Client, type Reply } from '../support/http';
+import { aStoredResetToken } from '../support/records';
 import { startTestStack, type TestStack } from '../support/stack';
 
 /**
@@ -78,23 +77,6 @@ async function survivors(opened: Reply[], since: number, kept?: string): Promise
   return { access, refresh, of: old.length };
 }
 
-/** A reset token as identity stores one (its hash), without going through the mail. */
-async function aResetToken(userId: string): Promise<string> {
-  const token = randomBytes(32).toString('base64url');
-  await stack
-    .db('identity')
-    .collection('password_resets')
-    .insertOne({
-      _id: new ObjectId(),
-      userId: new ObjectId(userId),
-      tokenHash: createHash('sha256').update(token).digest('hex'),
-      expiresAt: new Date(Date.now() + 600_000),
-      createdAt: new Date(),
-      mail: null,
-    });
-  return token;
-}
-
 describe('a password change or reset racing sign-ins with the old password', () => {
   test('when the owner changes the password while old-password sign-ins run, then no session opened with the old password survives but the kept one', async () => {
     const totals = { access: 0, refresh: 0, of: 0 };
@@ -127,7 +109,7 @@ describe('a password change or reset racing sign-ins with the old password', () 
     const totals = { access: 0, refresh: 0, of: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       const { id, user } = await aSignedUpUser();
-      const resetToken = await aResetToken(id);
+      const resetToken = await aStoredResetToken(stack.db('identity'), id);
 
       const { changed, opened } = await signInsRacing(user, () =>
         api.request('PUT', `/password-resets/${resetToken}`, { form: { password: `reset-password-${round}` } }),
