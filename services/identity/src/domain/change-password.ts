@@ -33,7 +33,7 @@ export async function changePassword(
   const keep = caller.kind === 'user' && caller.id === user.id ? caller.sid : undefined;
   const updated = await replaceCredentials(
     deps,
-    user.id,
+    user,
     (credentialsEpoch) => deps.users.update(user.id, { passwordHash, credentialsEpoch }),
     keep,
   );

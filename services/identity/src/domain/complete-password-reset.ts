@@ -19,7 +19,7 @@ export async function completePasswordReset(
   const user = await assertResetUser(deps, reset);
   // Hashed before the token is spent: a failing hash leaves the user a working link.
   const passwordHash = await deps.hasher.hash(password);
-  const updated = await replaceCredentials(deps.sessions, user.id, async (credentialsEpoch) => {
+  const updated = await replaceCredentials(deps.sessions, user, async (credentialsEpoch) => {
     if (!(await deps.resets.consume(reset.id, new Date()))) throw identityErrors.resetNotFound();
     await deps.resets.deleteAllOfUser(user.id);
     // The token came by mail to the address: whoever used it owns the e-mail.

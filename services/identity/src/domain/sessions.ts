@@ -183,15 +183,16 @@ export async function endSessions(deps: Pick<SessionDeps, 'sessions' | 'revocati
  */
 export async function replaceCredentials<T>(
   deps: Pick<SessionDeps, 'sessions' | 'revocations'>,
-  userId: string,
+  user: Pick<UserRecord, 'id' | 'credentialsEpoch'>,
   write: (credentialsEpoch: number) => Promise<T>,
   keep?: string,
 ): Promise<T> {
-  const credentialsEpoch = Date.now();
-  await deps.revocations.userEnded(userId, { before: credentialsEpoch, except: keep });
+  // Always later than the one it replaces, even from a replica whose clock is behind.
+  const credentialsEpoch = Math.max(Date.now(), user.credentialsEpoch + 1);
+  await deps.revocations.userEnded(user.id, { before: credentialsEpoch, except: keep });
   if (keep) await deps.sessions.setCredentialsEpoch(keep, credentialsEpoch);
   const written = await write(credentialsEpoch);
-  await endSessionsOfUser(deps, userId, keep);
+  await endSessionsOfUser(deps, user.id, keep);
   return written;
 }
 
