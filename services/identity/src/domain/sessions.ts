@@ -61,9 +61,9 @@ export interface SessionRepository {
 export interface RevocationRecorder {
   sessionsEnded(sessionIds: string[]): Promise<void>;
   /**
-   * Every token of the user whose session was opened with credentials older than `before` (ms;
-   * default now), except the session `except`: a deleted user, or a new password (sessions may
-   * still be opening with the old one).
+   * Every token of the user whose session was opened with credentials older than `before` (ms),
+   * except the session `except`: a new password (sessions may still be opening with the old
+   * one). Without `before`, every token of the user: a deleted user (the same).
    */
   userEnded(userId: string, options?: { before?: number; except?: string }): Promise<void>;
 }
