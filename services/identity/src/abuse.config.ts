@@ -29,7 +29,7 @@ export const abuseConfigKeys = {
   PASSWORD_ACCOUNT_FAILURES: quota()
     .default('100/3600')
     .description(
-      'Wrong passwords for one account from all addresses together, as points/seconds; past it, checks of that account wait for the window to end.',
+      'Wrong passwords for one account from all addresses together, as points/seconds; past it, addresses with failures for that account wait for the window to end (an address with none still gets its check: the owner is never locked out).',
     ),
   RESET_MAILS_PER_EMAIL: quota()
     .default('3/3600')
