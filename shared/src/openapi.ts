@@ -247,6 +247,10 @@ export function baseComponents(): OpenApiComponents {
         schema: { type: 'string' },
       },
       RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+      CacheControl: {
+        description: '`no-store`: the answer carries a token, or answers for the token in its URL; no cache may keep it.',
+        schema: { type: 'string', const: 'no-store' },
+      },
       XTotalCount: { description: 'How many rows match, ignoring paging.', schema: { type: 'integer' } },
       Link: { description: 'RFC 8288 links: `first`, `prev`, `next`, `last`.', schema: { type: 'string' } },
     },
@@ -560,6 +564,7 @@ export function buildOperation(route: RouteDef, components: OpenApiComponents): 
       Number(status) < 400
         ? successResponse(doc.description, doc.schema, listing, components)
         : errorResponse(status, doc.description, doc.schema, components);
+    if (route.noStore && !('$ref' in response)) response.headers = { ...response.headers, 'Cache-Control': ref('headers', 'CacheControl') };
     responses[status] = doc.html && !('$ref' in response) ? { ...response, content: { ...response.content, [HTML_MEDIA_TYPE]: HTML_PAGE } } : response;
   }
   if (!declared.some(([status]) => Number(status) < 400)) responses['2XX'] = { description: 'Success.' };

@@ -70,6 +70,11 @@ export interface RouteDef<B = any, Q = any, P = any> {
   responses?: Record<number, ResponseDoc>;
   /** Path parameters that are credentials (a reset token): access logs show `[redacted]` in their place. */
   secretParams?: string[];
+  /**
+   * Every answer of the route (errors too) says `Cache-Control: no-store`: it carries tokens (a
+   * sign-in), or answers for a token in its URL (a mailed link), and no cache may keep it.
+   */
+  noStore?: boolean;
   handler: (input: RouteInput<B, Q, P>) => Promise<RouteResult>;
 }
 
@@ -225,6 +230,8 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
     // Described now, at bind time, so that no request pays for it.
     for (const schema of Object.values(route.schemas ?? {})) if (schema) namedKeys(schema);
     router[route.method](route.path, async (req: Request, res: Response, next: NextFunction) => {
+      // Before anything can fail, so that the error answers carry it too.
+      if (route.noStore) res.set('Cache-Control', 'no-store');
       try {
         const principal = readPrincipal(req, options.principalSecret);
         assertAccess(route.level, principal);
