@@ -61,9 +61,13 @@ export function isAddressProven(user: Pick<UserRecord, 'emailVerified'>): boolea
   return user.emailVerified === true;
 }
 
-/** E-mails are compared and stored trimmed and lower-cased. */
+/**
+ * E-mails are compared and stored NFKC-normalised, trimmed and lower-cased: a compatibility
+ * look-alike (`ａｄａ@example.com`, full-width) is the address it looks like, so it reaches that
+ * account rather than making a second one a person can't tell apart.
+ */
 export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return email.normalize('NFKC').trim().toLowerCase();
 }
 
 /** The default name: what comes before the `@`. */

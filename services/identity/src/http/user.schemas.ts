@@ -4,13 +4,16 @@ import type { CreateUserInput } from '../domain/create-user';
 import type { ProfileChanges } from '../domain/update-profile';
 import { BCRYPT_MAX_BYTES } from '../domain/password-limits';
 
+// NFKC first (joi normalises, then lower-cases and trims, before any rule): full-width and other
+// compatibility look-alikes are the address they look like, never a second account.
 const email = Joi.string()
+  .normalize('NFKC')
   .trim()
   .lowercase()
   .max(254)
   // Reserved and private TLDs (.test, .internal) are real in tests and intranets.
   .email({ tlds: { allow: false } })
-  .description('E-mail address; stored trimmed and lower-cased; unique.')
+  .description('E-mail address; stored NFKC-normalised (full-width look-alikes become plain letters), trimmed and lower-cased; unique.')
   .example('ada@example.com');
 
 const name = Joi.string().trim().min(1).max(128).description('Display name. Defaults to the part of the e-mail before "@".').example('Ada');
