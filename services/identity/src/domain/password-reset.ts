@@ -86,32 +86,6 @@ export async function assertResetUser(deps: Pick<PasswordResetDeps, 'users'>, re
   return user;
 }
 
-/**
- * `<page>/<token>`, where page is the requested link when its origin is allowed, otherwise the
- * default page. Origins are compared whole (scheme, host and port), never as a string prefix:
- * `https://app.example.com.evil.test` does not start with the origin `https://app.example.com`.
- * The request's Host header plays no part.
- */
-export function resetLink(
-  requested: string | undefined,
-  token: string,
-  settings: Pick<PasswordResetSettings, 'linkOrigins' | 'defaultPage'>,
-): string {
-  const page = requested !== undefined && isAllowedLink(requested, settings.linkOrigins) ? requested : settings.defaultPage;
-  return `${page.replace(/\/+$/, '')}/${token}`;
-}
-
-function isAllowedLink(link: string, origins: string[]): boolean {
-  let url: URL;
-  try {
-    url = new URL(link);
-  } catch {
-    return false;
-  }
-  // Credentials in a link are a phishing device, never a reset page.
-  return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && origins.includes(url.origin);
-}
-
 /** The name for the greeting: without control characters (the mail schema refuses them), never empty. */
 export function mailName(user: Pick<UserRecord, 'name' | 'email'>): string {
   const clean = [...user.name]

@@ -1,6 +1,7 @@
 import type { Logger } from '@restgate/shared';
-import { mailName, newResetToken, resetLink, type PasswordResetDeps } from './password-reset';
+import { mailName, newResetToken, type PasswordResetDeps } from './password-reset';
 import { passwordResetMail } from './password-reset-mail';
+import { resetLink } from './reset-link';
 import { normalizeEmail } from './user';
 
 export interface RequestPasswordResetInput {
