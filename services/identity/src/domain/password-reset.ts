@@ -22,8 +22,11 @@ export interface PasswordResetRecord {
  * the relay publishes, so neither exists without the other.
  */
 export interface PasswordResetRepository {
-  /** The token and its mail request, in one insert. */
-  insertWithMail(reset: { userId: string; tokenHash: string; expiresAt: Date; envelope: PasswordResetMail }): Promise<void>;
+  /**
+   * Ends the user's earlier resets and stores this one with its mail request (one insert): of
+   * racing calls for one user, one reset is left. False when a racing call's reset is the one left.
+   */
+  replaceWithMail(reset: { userId: string; tokenHash: string; expiresAt: Date; envelope: PasswordResetMail }): Promise<boolean>;
   /** The same write for an unknown e-mail: a row that no token opens and that sends nothing. */
   insertStandIn(reset: { tokenHash: string; expiresAt: Date }): Promise<void>;
   /** The reset with this token hash, if it belongs to a user and has not expired. */

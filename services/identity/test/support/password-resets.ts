@@ -22,11 +22,15 @@ const HOUR_MS = 3_600_000;
 /** A token as the service makes them: 43 base64url characters. */
 export const TOKEN_PATTERN = /[A-Za-z0-9_-]{43}/;
 
-/** A live reset of `user`, stored as the service stores one (hash only), with its token. */
+/**
+ * A live reset of `user`, stored as the service stores one (hash only), with its token. It
+ * replaces the user's other resets, as a request does; with `beside`, it is written next to them
+ * instead, as rows from before a user was held to one live reset may still be.
+ */
 export async function aPasswordReset(
   h: IdentityHarness,
   user: Pick<TestUser, 'id' | 'email'>,
-  overrides: { expiresAt?: Date } = {},
+  overrides: { expiresAt?: Date; beside?: boolean } = {},
 ): Promise<{ token: string; id: string }> {
   const { token, tokenHash } = newResetToken();
   const expiresAt = overrides.expiresAt ?? new Date(Date.now() + HOUR_MS);
@@ -34,7 +38,13 @@ export async function aPasswordReset(
     { to: user.email, name: 'Test', link: `https://app.example.test/reset/${token}`, expiresAt: expiresAt.toISOString() },
     `req-${uniqueSuffix()}`,
   );
-  await h.passwordResets.resets.insertWithMail({ userId: user.id, tokenHash, expiresAt, envelope });
+  if (overrides.beside) {
+    const now = new Date();
+    const mail = { envelope, status: 'pending' as const, attempts: 0, nextAttemptAt: now, sentAt: null };
+    await resets(h).insertOne({ _id: new ObjectId(), userId: new ObjectId(user.id), tokenHash, expiresAt, createdAt: now, mail });
+  } else {
+    await h.passwordResets.resets.replaceWithMail({ userId: user.id, tokenHash, expiresAt, envelope });
+  }
   const row = await resets(h).findOne({ tokenHash });
   return { token, id: row!._id.toHexString() };
 }
