@@ -114,6 +114,17 @@ describe('POST /password-resets', () => {
     expect(rows[0]!.mail!.envelope.id).not.toBe(first!.mail!.envelope.id);
   });
 
+  test('when 20 requests for one user race without a cap, then exactly one reset is left, with its mail', async () => {
+    const user = await h.aUser();
+
+    const replies = await Promise.all(Array.from({ length: 20 }, () => requestReset({ email: user.email })));
+
+    expect(replies.map((r) => r.status)).toEqual(Array(20).fill(202));
+    const rows = await resetsOf(h, user.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.mail).toMatchObject({ status: 'pending', envelope: { data: { to: user.email } } });
+  });
+
   test.each([
     ['no e-mail', {}, 'email'],
     ['a malformed e-mail', { email: 'not-an-email' }, 'email'],
