@@ -106,7 +106,7 @@ const socialSpec = (provider: string, label: string) =>
       401: { description: `No access token, or ${label} refused it, or it was issued to another app.` },
       404: { description: `${label} sign-in is not enabled (\`SOCIAL_PROVIDERS\`): \`route_not_found\`.` },
       409: {
-        description: `The account with this e-mail is already linked to another ${label} identity (\`provider_already_linked\`), or its e-mail was never verified (\`account_email_unverified\`: reset its password, then sign in again).`,
+        description: `The account with this e-mail is already linked to another ${label} identity (\`provider_already_linked\`), or its e-mail was never verified (\`account_email_unverified\`), or its password was chosen at sign-up and never proven by the address's owner (\`account_password_unproven\`): reset its password, then sign in again.`,
       },
       422: {
         description: `${label} shared no e-mail (\`provider_email_missing\`) or does not say it is verified (\`provider_email_unverified\`).`,

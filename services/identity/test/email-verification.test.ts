@@ -190,6 +190,11 @@ describe('e-mail verification', () => {
     expect(page.headers['content-security-policy']).toContain("default-src 'none'");
     expect(page.headers['cache-control']).toBe('no-store');
     expect(page.text).toContain('<form method="post"');
+    // Whoever opens it learns that an account exists with their address, since when, and what to
+    // do if it isn't theirs: confirming proves the address, not who chose the password.
+    expect(page.text).toContain(`An account was created with this address on ${created.body.createdAt.slice(0, 10)}`);
+    expect(page.text).toMatch(/If you did not create it, do not confirm/);
+    expect(page.text).toMatch(/reset the password/i);
     expect(stillUnverified).toBe(false);
     expect(done.status).toBe(200);
     expect(done.text).toContain('Your e-mail address is confirmed');

@@ -18,6 +18,8 @@ interface UserDocument {
   emailVerifiedAt?: Date;
   /** When a change or reset last set the password (absent: never); set with `passwordHash`. */
   credentialsChangedAt?: Date;
+  /** The password is the address owner's (see UserRecord); absent on documents from before it was recorded: not proven. */
+  passwordProven?: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -51,8 +53,20 @@ function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
   };
 }
 
+/**
+ * What a write stores for `passwordProven`: a password set in the step that proves the address (a
+ * reset link) is the owner's; a sign-up's is not; a later change keeps the standing it had.
+ */
+function passwordProof(passwordHash: string | null | undefined, emailVerified: boolean | undefined, isNew: boolean): Partial<UserDocument> {
+  if (passwordHash === undefined) return {};
+  if (passwordHash === null) return { passwordProven: true };
+  if (isNew) return { passwordProven: false };
+  return emailVerified === true ? { passwordProven: true } : {};
+}
+
 function toRecord(doc: UserDocument): UserRecord {
-  return { ...toSummary(doc), passwordHash: doc.passwordHash ?? null };
+  const passwordHash = doc.passwordHash ?? null;
+  return { ...toSummary(doc), passwordHash, passwordProven: passwordHash === null || doc.passwordProven === true };
 }
 
 /** Users in MongoDB. Ids go in and out as hex strings; a malformed id finds nothing. */
@@ -78,7 +92,14 @@ export class MongoUserRepository implements UserRepository {
   async insert(user: NewUser): Promise<UserRecord> {
     const now = new Date();
     const { emailVerified, ...fields } = user;
-    const doc: UserDocument = { _id: new ObjectId(), ...fields, ...verification(emailVerified ?? false, now), createdAt: now, updatedAt: now };
+    const doc: UserDocument = {
+      _id: new ObjectId(),
+      ...fields,
+      ...verification(emailVerified ?? false, now),
+      ...passwordProof(fields.passwordHash, emailVerified, true),
+      createdAt: now,
+      updatedAt: now,
+    };
     await this.users.insertOne(doc);
     return toRecord(doc);
   }
@@ -129,7 +150,7 @@ export class MongoUserRepository implements UserRepository {
     const now = new Date();
     const { emailVerified, credentialsEpoch, ...fields } = changes;
     const epoch = credentialsEpoch === undefined ? {} : { credentialsChangedAt: new Date(credentialsEpoch) };
-    const set = { ...fields, ...epoch, ...verification(emailVerified, now), updatedAt: now };
+    const set = { ...fields, ...epoch, ...verification(emailVerified, now), ...passwordProof(fields.passwordHash, emailVerified, false), updatedAt: now };
     // FerretDB's findAndModify takes no projection, so the whole document comes back.
     const doc = await this.users.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
     return doc ? toRecord(doc) : null;

@@ -8,8 +8,9 @@ import type { UserRecord } from './user';
 
 /** A user's social identities: provider name → the provider's id of that person. */
 export type ProviderLinks = Partial<Record<SocialProviderName, string>>;
-export type NewUser = Omit<UserRecord, 'id' | 'createdAt' | 'credentialsEpoch'> & { providers?: ProviderLinks };
-export type UserSummary = Omit<UserRecord, 'passwordHash'>;
+/** A new user's password is never proven (whoever signs up chose it): the repository records that. */
+export type NewUser = Omit<UserRecord, 'id' | 'createdAt' | 'credentialsEpoch' | 'passwordProven'> & { providers?: ProviderLinks };
+export type UserSummary = Omit<UserRecord, 'passwordHash' | 'passwordProven'>;
 export type UserPage = Pick<ListingQuery, 'q' | 'sort' | 'page' | 'limit'>;
 /** What an update may set. A new password hash never goes without its credentials epoch. */
 export type UserChanges = Partial<Pick<UserRecord, 'name' | 'picture' | 'emailVerified'>> &
@@ -33,7 +34,12 @@ export interface UserRepository {
    * linked to someone else (a lost race: the caller looks again).
    */
   linkProvider(userId: string, provider: SocialProviderName, providerId: string): Promise<UserRecord | null>;
-  /** Sets the given fields, in one write; null when there is no such user. */
+  /**
+   * Sets the given fields, in one write; null when there is no such user. A password written
+   * together with `emailVerified: true` (a reset link: the address proven in the same step) is
+   * recorded as the owner's (`passwordProven`); a password written alone keeps the standing of the
+   * one it replaces (its writer knew that one).
+   */
   update(id: string, changes: UserChanges): Promise<UserRecord | null>;
   delete(id: string): Promise<boolean>;
   /** One page (`q` over name and e-mail) and the total that matches, without password hashes. */

@@ -19,6 +19,12 @@ export interface UserRecord {
    * opened with an older password is refused (refresh here, access tokens at the gateway).
    */
   credentialsEpoch: number;
+  /**
+   * True when the password (if any) is known to be the address owner's: set with a reset link
+   * (which proves the address in the same step), or changed since by someone who knew such a
+   * password. A sign-up's password is whoever signed up's, even once the address is verified.
+   */
+  passwordProven: boolean;
   createdAt: Date;
 }
 
@@ -39,8 +45,8 @@ export function publicView(user: Pick<UserRecord, 'id' | 'name' | 'picture'>): P
   return { id: user.id, name: user.name, picture: user.picture };
 }
 
-/** Everything but the password hash, which never leaves the service. */
-export function fullView(user: Omit<UserRecord, 'passwordHash'>): FullUserView {
+/** Everything but the password and what is known of it, which never leave the service. */
+export function fullView(user: Omit<UserRecord, 'passwordHash' | 'passwordProven'>): FullUserView {
   return {
     id: user.id,
     name: user.name,
@@ -59,6 +65,16 @@ export function fullView(user: Omit<UserRecord, 'passwordHash'>): FullUserView {
  */
 export function isAddressProven(user: Pick<UserRecord, 'emailVerified'>): boolean {
   return user.emailVerified === true;
+}
+
+/**
+ * Whether the account's password, if it has one, is known to be the address owner's (see
+ * `passwordProven`). Linking a social identity asks it besides `isAddressProven`: proving the
+ * address proves nothing about who chose the password, and a link would let that password keep
+ * working in the owner's account.
+ */
+export function isPasswordProven(user: Pick<UserRecord, 'passwordHash' | 'passwordProven'>): boolean {
+  return user.passwordHash === null || user.passwordProven === true;
 }
 
 /**
