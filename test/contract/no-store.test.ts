@@ -1,31 +1,27 @@
-import { aGitHubAccount, startFakeGitHub, type FakeProvider, type GitHubAccount } from '../../services/identity/test/support/fake-providers';
+import { aGitHubAccount, type FakeProvider, type GitHubAccount } from '../../services/identity/test/support/fake-providers';
 import { aUser, signIn, signUp } from '../support/actors';
+import { startStackWithGitHub, type GitHubStack } from '../support/github-stack';
 import { client, type Client, type Reply } from '../support/http';
 import { mailedLinks } from '../support/outbox';
-import { startTestStack, type TestStack } from '../support/stack';
+import type { TestStack } from '../support/stack';
 
 /**
  * `Cache-Control: no-store` as a client of the gateway sees it, on every answer that carries a
  * token (sign-in, refresh, social sign-in) or answers for the token in its URL (the mailed links,
  * as JSON and as the page a browser gets): no browser history, back button or shared cache keeps them.
  */
+let withGitHub: GitHubStack;
 let stack: TestStack;
 let api: Client;
 let github: FakeProvider<GitHubAccount>;
 
 beforeAll(async () => {
-  github = await startFakeGitHub();
-  stack = await startTestStack({ env: { SOCIAL_PROVIDERS: 'github', GITHUB_API_URL: github.url } });
+  withGitHub = await startStackWithGitHub();
+  ({ stack, github } = withGitHub);
   api = client(stack.url);
 }, 120_000);
 
-afterAll(async () => {
-  try {
-    await stack?.stop();
-  } finally {
-    await github?.close();
-  }
-});
+afterAll(() => withGitHub?.stop());
 
 const cacheControl = (reply: Reply) => ({ status: reply.status, cacheControl: reply.headers.get('cache-control') });
 const pathOf = (link: string) => new URL(link).pathname;

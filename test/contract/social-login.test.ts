@@ -1,37 +1,25 @@
 import jwt from 'jsonwebtoken';
 import { ObjectId } from 'mongodb';
-// The fake providers are the identity tests' own: real HTTP servers speaking each provider's API.
-import {
-  aGitHubAccount,
-  startFakeGitHub,
-  type FakeProvider,
-  type GitHubAccount,
-} from '../../services/identity/test/support/fake-providers';
+import { aGitHubAccount, type FakeProvider, type GitHubAccount } from '../../services/identity/test/support/fake-providers';
 import { anArticle, aUser, signIn, signUp } from '../support/actors';
+import { startStackWithGitHub, type GitHubStack } from '../support/github-stack';
 import { client, type Client } from '../support/http';
 import { mailedLinks } from '../support/outbox';
 import { articleView, authResult, expectProblem, expectShape } from '../support/shapes';
-import { startTestStack, type TestStack } from '../support/stack';
+import type { TestStack } from '../support/stack';
 
+let withGitHub: GitHubStack;
 let stack: TestStack;
 let api: Client;
 let github: FakeProvider<GitHubAccount>;
 
 beforeAll(async () => {
-  github = await startFakeGitHub();
-  // Only GitHub is enabled: Facebook and Google stay at their default (off).
-  stack = await startTestStack({ env: { SOCIAL_PROVIDERS: 'github', GITHUB_API_URL: github.url } });
+  withGitHub = await startStackWithGitHub();
+  ({ stack, github } = withGitHub);
   api = client(stack.url);
 }, 120_000);
 
-afterAll(async () => {
-  try {
-    await stack?.stop();
-  } finally {
-    // stop() rejects when a response does not match the OpenAPI document: close the fake anyway.
-    await github?.close();
-  }
-});
+afterAll(() => withGitHub?.stop());
 
 const primaryEmailOf = (account: GitHubAccount) => (account.emails as Array<{ email: string }>)[0]!.email;
 

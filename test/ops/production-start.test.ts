@@ -14,6 +14,15 @@ function runGatewayToExit(env: Record<string, string>): Promise<{ code: number |
   return runToExit('gateway', env);
 }
 
+/** The problems of the process's fatal log line (the start-up check's refusal). */
+function fatalProblems(output: string): string[] | undefined {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: string; problems?: string[] })
+    .find((line) => line.level === 'fatal')?.problems;
+}
+
 /** Runs a service (`dir`, from the root) to its exit, returning its output. */
 function runToExit(dir: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
@@ -48,12 +57,7 @@ describe('NODE_ENV=production', () => {
     });
 
     expect(code).toBe(1);
-    const fatal = output
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { level: string; problems?: string[] })
-      .find((line) => line.level === 'fatal');
-    expect(fatal?.problems).toEqual([
+    expect(fatalProblems(output)).toEqual([
       'PRINCIPAL_SECRET has too few distinct characters to be random',
       'MASTER_KEY and JWT_SECRET have the same value; each secret must be different',
     ]);
@@ -73,12 +77,7 @@ describe('NODE_ENV=production', () => {
     });
 
     expect(code).toBe(1);
-    const fatal = output
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { level: string; problems?: string[] })
-      .find((line) => line.level === 'fatal');
-    expect(fatal?.problems).toEqual([expect.stringMatching(/^SOCIAL_PROVIDERS enables github without GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET/)]);
+    expect(fatalProblems(output)).toEqual([expect.stringMatching(/^SOCIAL_PROVIDERS enables github without GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET/)]);
     expect(output).not.toMatch(/listening on/);
   });
 

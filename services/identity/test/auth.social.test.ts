@@ -1,8 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { randomEmail } from '@restgate/shared/testing';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
-import { ObjectId } from 'mongodb';
-import { EMAIL_VERIFICATIONS_COLLECTION } from '../src/data/email-verification.repository';
 import {
   aFacebookAccount,
   aGitHubAccount,
@@ -16,7 +14,7 @@ import {
   type GoogleAccount,
 } from './support/fake-providers';
 import { basic, expectProblem, MASTER, startIdentity, TEST_JWT_SECRET, type IdentityHarness } from './support/identity-harness';
-import { aPasswordReset } from './support/password-resets';
+import { aPasswordReset, verificationTokenOf } from './support/password-resets';
 
 const APP_ID = '1234567890';
 const APP_SECRET = 'fake-app-secret-0123456789';
@@ -52,11 +50,6 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
 
   const signInWith = (provider: string, token: string) => h.call('post', `/auth/${provider}`).set('Authorization', `Bearer ${token}`);
   const usersWithEmail = (email: string) => h.db.collection('users').countDocuments({ email });
-  /** The token of the verification link sign-up queued for `userId` (read from the stored mail). */
-  const verificationTokenOf = async (userId: string) => {
-    const row = await h.db.collection(EMAIL_VERIFICATIONS_COLLECTION).findOne({ userId: new ObjectId(userId) });
-    return (row!.mail.envelope.data.link as string).split('/').pop()!;
-  };
   const requestsWith = (fake: FakeProvider<unknown>, token: string) =>
     fake.requests.filter((r) => r.headers.authorization?.includes(token) || [...r.query.values()].includes(token));
 
@@ -188,7 +181,7 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
     test("when a stranger signed the address up with his password and the owner only confirmed the mailed link, then 409 account_password_unproven: linking would keep the stranger's password working", async () => {
       // The stranger signs up the owner's address; the owner confirms the link that came to it.
       const stranger = await h.aUser();
-      await h.call('put', `/email-verifications/${await verificationTokenOf(stranger.id)}`).expect(200);
+      await h.call('put', `/email-verifications/${await verificationTokenOf(h, stranger.id)}`).expect(200);
       const owner = aGoogleAccount(CLIENT_ID, { email: stranger.email, emailVerified: true });
 
       const res = await signInWith('google', google.issueToken(owner));
@@ -201,7 +194,7 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
 
     test("when the owner then resets the password, then the provider links, and the stranger's password no longer signs in", async () => {
       const stranger = await h.aUser();
-      await h.call('put', `/email-verifications/${await verificationTokenOf(stranger.id)}`).expect(200);
+      await h.call('put', `/email-verifications/${await verificationTokenOf(h, stranger.id)}`).expect(200);
       const owner = aGoogleAccount(CLIENT_ID, { email: stranger.email, emailVerified: true });
       const { token } = await aPasswordReset(h, stranger);
       await h.call('put', `/password-resets/${token}`).type('form').send({ password: 'the-owners-password' }).expect(200);

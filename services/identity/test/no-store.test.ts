@@ -1,8 +1,6 @@
-import { ObjectId } from 'mongodb';
-import { EMAIL_VERIFICATIONS_COLLECTION, type EmailVerificationDocument } from '../src/data/email-verification.repository';
-import { aGitHubAccount, startFakeGitHub, type FakeProvider, type GitHubAccount } from './support/fake-providers';
-import { basic, MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';
-import { aPasswordReset } from './support/password-resets';
+import { aGitHubAccount } from './support/fake-providers';
+import { basic, MASTER, startIdentityWithGitHub } from './support/identity-harness';
+import { aPasswordReset, verificationTokenOf } from './support/password-resets';
 
 /**
  * Answers that carry tokens (sessions), or that answer for a token in the URL (the mailed links),
@@ -10,27 +8,14 @@ import { aPasswordReset } from './support/password-resets';
  * included (a failed lookup still tells whether a token was live).
  */
 describe('Cache-Control: no-store on answers that carry or look up tokens', () => {
-  let h: IdentityHarness;
-  let github: FakeProvider<GitHubAccount>;
+  let h: Awaited<ReturnType<typeof startIdentityWithGitHub>>;
   beforeAll(async () => {
-    github = await startFakeGitHub();
-    h = await startIdentity({ SOCIAL_PROVIDERS: 'github', GITHUB_API_URL: github.url });
+    h = await startIdentityWithGitHub();
   });
-  afterAll(async () => {
-    await h.close();
-    await github.close();
-  });
+  afterAll(() => h.close());
 
   const expectNoStore = (res: { status: number; headers: Record<string, string> }, status: number) => {
     expect({ status: res.status, cacheControl: res.headers['cache-control'] }).toEqual({ status, cacheControl: 'no-store' });
-  };
-
-  /** The token of the verification link sign-up queued for `userId` (read from the stored mail). */
-  const verificationTokenOf = async (userId: string) => {
-    const row = await h.db
-      .collection<EmailVerificationDocument>(EMAIL_VERIFICATIONS_COLLECTION)
-      .findOne({ userId: new ObjectId(userId) });
-    return row!.mail!.envelope.data.link.split('/').pop()!;
   };
 
   test('when a user signs in, refreshes, and signs in with GitHub, then each answer (201 or 401) says no-store', async () => {
@@ -39,7 +24,7 @@ describe('Cache-Control: no-store on answers that carry or look up tokens', () =
     const signedIn = await h.call('post', '/auth', MASTER).set('Authorization', basic(user.email, user.password));
     const wrong = await h.call('post', '/auth', MASTER).set('Authorization', basic(user.email, 'not-the-password'));
     const refreshed = await h.call('post', '/auth/refresh').send({ refreshToken: signedIn.body.refreshToken });
-    const social = await h.call('post', '/auth/github').set('Authorization', `Bearer ${github.issueToken(aGitHubAccount())}`);
+    const social = await h.call('post', '/auth/github').set('Authorization', `Bearer ${h.github.issueToken(aGitHubAccount())}`);
 
     expectNoStore(signedIn, 201);
     expectNoStore(wrong, 401);
@@ -50,7 +35,7 @@ describe('Cache-Control: no-store on answers that carry or look up tokens', () =
   test('when a reset link and a verification link are looked up, as JSON or as a page, live or dead, then each answer says no-store', async () => {
     const user = await h.aUser();
     const { token: resetToken } = await aPasswordReset(h, user);
-    const verificationToken = await verificationTokenOf(user.id);
+    const verificationToken = await verificationTokenOf(h, user.id);
     const dead = 'A'.repeat(43);
 
     for (const path of [`/password-resets/${resetToken}`, `/email-verifications/${verificationToken}`]) {

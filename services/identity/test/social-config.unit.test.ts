@@ -10,6 +10,16 @@ const minimal = {
   JWT_SECRET: 'j'.repeat(32),
 };
 
+/** Every provider on, each bound to its app (client ids and secrets). */
+const EVERY_PROVIDER_BOUND = {
+  SOCIAL_PROVIDERS: 'facebook,github,google',
+  FACEBOOK_APP_ID: '1',
+  FACEBOOK_APP_SECRET: 's',
+  GITHUB_CLIENT_ID: 'g',
+  GITHUB_CLIENT_SECRET: 'gs',
+  GOOGLE_CLIENT_ID: 'c',
+};
+
 const load = (env: Record<string, string>): IdentityConfig => loadConfig(identityConfigSchema, { ...minimal, ...env });
 
 const problemsOf = (env: Record<string, string>): string => {
@@ -73,34 +83,14 @@ describe('social sign-in config', () => {
     const warnings: string[] = [];
     const logger = { warn: (msg: string) => warnings.push(msg) } as unknown as Logger;
 
-    createSocialLogin(
-      load({
-        SOCIAL_PROVIDERS: 'facebook,github,google',
-        FACEBOOK_APP_ID: '1',
-        FACEBOOK_APP_SECRET: 's',
-        GITHUB_CLIENT_ID: 'g',
-        GITHUB_CLIENT_SECRET: 'gs',
-        GOOGLE_CLIENT_ID: 'c',
-      }),
-      logger,
-    );
+    createSocialLogin(load(EVERY_PROVIDER_BOUND), logger);
 
     expect(warnings).toEqual([]);
   });
 
   test("in production, each enabled provider without its app binding is a problem naming the keys to set (start refuses), and nothing else is", () => {
     const problems = socialAppProblems(load({ NODE_ENV: 'production', SOCIAL_PROVIDERS: 'facebook,github,google' }));
-    const bound = socialAppProblems(
-      load({
-        NODE_ENV: 'production',
-        SOCIAL_PROVIDERS: 'facebook,github,google',
-        FACEBOOK_APP_ID: '1',
-        FACEBOOK_APP_SECRET: 's',
-        GITHUB_CLIENT_ID: 'g',
-        GITHUB_CLIENT_SECRET: 'gs',
-        GOOGLE_CLIENT_ID: 'c',
-      }),
-    );
+    const bound = socialAppProblems(load({ NODE_ENV: 'production', ...EVERY_PROVIDER_BOUND }));
     const disabled = socialAppProblems(load({ NODE_ENV: 'production' }));
 
     expect(problems).toEqual([

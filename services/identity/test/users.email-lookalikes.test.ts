@@ -1,7 +1,7 @@
 import { randomEmail } from '@restgate/shared/testing';
 import { EMAIL_VERIFICATIONS_COLLECTION } from '../src/data/email-verification.repository';
-import { aGitHubAccount, startFakeGitHub, type FakeProvider, type GitHubAccount } from './support/fake-providers';
-import { basic, expectProblem, MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';
+import { aGitHubAccount } from './support/fake-providers';
+import { basic, expectProblem, MASTER, startIdentityWithGitHub } from './support/identity-harness';
 import { mailRowsTo } from './support/password-resets';
 
 /** `ada@example.test` → `ａｄａ＠ｅｘａｍｐｌｅ．ｔｅｓｔ`: ASCII characters as their full-width look-alikes (NFKC folds them back). */
@@ -18,16 +18,11 @@ const fullWidthLetters = (text: string) => fullWidth(text, /[A-Za-z0-9]/);
  * reach the one account instead of making a second, look-alike one.
  */
 describe('e-mail look-alikes (NFKC)', () => {
-  let h: IdentityHarness;
-  let github: FakeProvider<GitHubAccount>;
+  let h: Awaited<ReturnType<typeof startIdentityWithGitHub>>;
   beforeAll(async () => {
-    github = await startFakeGitHub();
-    h = await startIdentity({ SOCIAL_PROVIDERS: 'github', GITHUB_API_URL: github.url });
+    h = await startIdentityWithGitHub();
   });
-  afterAll(async () => {
-    await h.close();
-    await github.close();
-  });
+  afterAll(() => h.close());
 
   const signUp = (email: string) => h.call('post', '/users', MASTER).type('form').send({ email, password: 'correct-horse' });
 
@@ -82,7 +77,7 @@ describe('e-mail look-alikes (NFKC)', () => {
     const email = randomEmail('github');
     const account = aGitHubAccount({ emails: [{ email: fullWidth(email), primary: true, verified: true }] });
 
-    const social = await h.call('post', '/auth/github').set('Authorization', `Bearer ${github.issueToken(account)}`);
+    const social = await h.call('post', '/auth/github').set('Authorization', `Bearer ${h.github.issueToken(account)}`);
     const again = await signUp(email);
 
     expect(social.status).toBe(201);

@@ -11,6 +11,7 @@ import type { Role } from '../../src/domain/user';
 import { createIdentity } from '../../src/identity';
 import type { EmailVerifications } from '../../src/email-verification.wiring';
 import type { PasswordResets } from '../../src/password-reset.wiring';
+import { startFakeGitHub, type FakeProvider, type GitHubAccount } from './fake-providers';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdef-0123456789';
 export const MASTER: Principal = { kind: 'master' };
@@ -114,6 +115,27 @@ export async function startIdentity(env: Record<string, string> = {}, options: {
       await identity.stop();
     },
   };
+}
+
+/** Identity with GitHub sign-in on, against a fake GitHub on loopback; `close` stops both. */
+export async function startIdentityWithGitHub(
+  env: Record<string, string> = {},
+): Promise<IdentityHarness & { github: FakeProvider<GitHubAccount> }> {
+  const github = await startFakeGitHub();
+  try {
+    const h = await startIdentity({ SOCIAL_PROVIDERS: 'github', GITHUB_API_URL: github.url, ...env });
+    return {
+      ...h,
+      github,
+      async close() {
+        await h.close();
+        await github.close();
+      },
+    };
+  } catch (err) {
+    await github.close();
+    throw err;
+  }
 }
 
 export function basic(email: string, password: string): string {

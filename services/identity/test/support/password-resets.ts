@@ -8,6 +8,7 @@ import { ObjectId } from 'mongodb';
 import { aMailerEnv, testAmqpUrl, type MailerEnv } from '../../../mailer/test/support/harness';
 import { startTestSmtp, type TestSmtp } from '../../../mailer/test/support/smtp';
 import type { TcpProxy } from '../../../mailer/test/support/tcp-proxy';
+import { EMAIL_VERIFICATIONS_COLLECTION, type EmailVerificationDocument } from '../../src/data/email-verification.repository';
 import { PASSWORD_RESETS_COLLECTION, type PasswordResetDocument } from '../../src/data/password-reset.repository';
 import { newResetToken } from '../../src/domain/password-reset';
 import { passwordResetMail } from '../../src/domain/password-reset-mail';
@@ -47,6 +48,13 @@ export async function aPasswordReset(
   }
   const row = await resets(h).findOne({ tokenHash });
   return { token, id: row!._id.toHexString() };
+}
+
+/** The token of the verification link sign-up queued for `userId`, read from the stored mail. */
+export async function verificationTokenOf(h: IdentityHarness, userId: string): Promise<string> {
+  const row = await h.db.collection<EmailVerificationDocument>(EMAIL_VERIFICATIONS_COLLECTION).findOne({ userId: new ObjectId(userId) });
+  if (!row?.mail) throw new Error(`no verification mail stored for user ${userId}`);
+  return row.mail.envelope.data.link.split('/').pop()!;
 }
 
 export function resets(h: IdentityHarness) {
