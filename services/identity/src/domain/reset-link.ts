@@ -1,5 +1,4 @@
 import Joi from 'joi';
-import type { PasswordResetSettings } from './password-reset';
 
 /**
  * The link of a mail that carries a token (reset, verification), as the mailer accepts it. Kept
@@ -19,7 +18,7 @@ export const mailLinkSchema = Joi.string()
 export function resetLink(
   requested: string | undefined,
   token: string,
-  settings: Pick<PasswordResetSettings, 'linkOrigins' | 'defaultPage'>,
+  settings: { linkOrigins: string[]; defaultPage: string },
 ): string {
   const page = requested === undefined ? undefined : resetPage(requested);
   const allowed = page !== undefined && settings.linkOrigins.includes(new URL(page).origin);
