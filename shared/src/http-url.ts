@@ -36,14 +36,10 @@ export const HTTP_PAGE_PATTERN = new RegExp(`^${WS}${SCHEME}${HOST}${PORT}${PATH
 
 /** A trimmed http(s) page URL (see HTTP_PAGE_PATTERN) of at most `max` characters. */
 export function httpPageSchema(max: number): StringSchema {
-  return Joi.string()
-    .trim()
-    .max(max)
-    .pattern(HTTP_PAGE_PATTERN)
-    .messages({
-      'string.pattern.base':
-        '{{#label}} must be an http or https URL without a user name, query string or fragment (the token is appended to its path)',
-    });
+  return Joi.string().trim().max(max).pattern(HTTP_PAGE_PATTERN).messages({
+    'string.pattern.base':
+      '{{#label}} must be an http or https URL without a user name, query string or fragment (the token is appended to its path)',
+  });
 }
 
 /** A trimmed http(s) URL of at most `max` characters, refused with a message naming the rule. */

@@ -120,7 +120,9 @@ describe('e-mail verification', () => {
 
     expect(replies.map((r) => r.status)).toEqual(Array(20).fill(202));
     expect(await rows(raced, created.body.id)).toHaveLength(1);
-    const looks = await Promise.all(verificationMails(email).map((mail) => raced.call('get', `/email-verifications/${linkIn(mail).token}`)));
+    const looks = await Promise.all(
+      verificationMails(email).map((mail) => raced.call('get', `/email-verifications/${linkIn(mail).token}`)),
+    );
     expect(looks.map((r) => r.status).filter((status) => status === 200)).toHaveLength(1);
   });
 

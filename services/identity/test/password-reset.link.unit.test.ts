@@ -8,7 +8,11 @@ describe('resetLink', () => {
   test.each([
     ['an allowed origin', 'https://app.example.com/account/reset', 'https://app.example.com/account/reset/'],
     ['an allowed origin with a port', 'http://localhost:3000/reset', 'http://localhost:3000/reset/'],
-    ['an allowed origin written in capitals (normalised as a browser reads it)', 'HTTPS://APP.EXAMPLE.COM/reset/', 'https://app.example.com/reset/'],
+    [
+      'an allowed origin written in capitals (normalised as a browser reads it)',
+      'HTTPS://APP.EXAMPLE.COM/reset/',
+      'https://app.example.com/reset/',
+    ],
     ['an allowed origin with its default port', 'https://app.example.com:443/reset', 'https://app.example.com/reset/'],
   ])('when the link has %s, then the mail links to <link>/<token>', (_label, link, expected) => {
     expect(resetLink(link, token, settings)).toBe(`${expected}${token}`);

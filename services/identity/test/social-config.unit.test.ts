@@ -88,7 +88,7 @@ describe('social sign-in config', () => {
     expect(warnings).toEqual([]);
   });
 
-  test("in production, each enabled provider without its app binding is a problem naming the keys to set (start refuses), and nothing else is", () => {
+  test('in production, each enabled provider without its app binding is a problem naming the keys to set (start refuses), and nothing else is', () => {
     const problems = socialAppProblems(load({ NODE_ENV: 'production', SOCIAL_PROVIDERS: 'facebook,github,google' }));
     const bound = socialAppProblems(load({ NODE_ENV: 'production', ...EVERY_PROVIDER_BOUND }));
     const disabled = socialAppProblems(load({ NODE_ENV: 'production' }));

@@ -63,8 +63,14 @@ describe('e-mail look-alikes (NFKC)', () => {
       (await h.db.collection(EMAIL_VERIFICATIONS_COLLECTION).findOne({ address: user.email }))?.mail?.envelope;
     const signUpMail = await verificationMail();
 
-    const reset = await h.call('post', '/password-resets', MASTER).type('form').send({ email: fullWidthLetters(user.email) });
-    const verify = await h.call('post', '/email-verifications', MASTER).type('form').send({ email: fullWidth(user.email) });
+    const reset = await h
+      .call('post', '/password-resets', MASTER)
+      .type('form')
+      .send({ email: fullWidthLetters(user.email) });
+    const verify = await h
+      .call('post', '/email-verifications', MASTER)
+      .type('form')
+      .send({ email: fullWidth(user.email) });
 
     expect([reset.status, verify.status]).toEqual([202, 202]);
     expect(await mailRowsTo(h, user.email)).toHaveLength(1);

@@ -15,11 +15,7 @@ export const mailLinkSchema = Joi.string()
  * The request's Host header plays no part. The link used is the one a browser would read
  * (`HTTPS://App.Example.com:443/r` → `https://app.example.com/r`), so the mail accepts it.
  */
-export function resetLink(
-  requested: string | undefined,
-  token: string,
-  settings: { linkOrigins: string[]; defaultPage: string },
-): string {
+export function resetLink(requested: string | undefined, token: string, settings: { linkOrigins: string[]; defaultPage: string }): string {
   const page = requested === undefined ? undefined : resetPage(requested);
   const allowed = page !== undefined && settings.linkOrigins.includes(new URL(page).origin);
   return `${(allowed ? page : settings.defaultPage).replace(/\/+$/, '')}/${token}`;
