@@ -169,7 +169,7 @@ export const identityConfigSchema = baseConfigSchema.keys({
   SOCIAL_PROVIDERS: commaList(SOCIAL_PROVIDER_NAMES)
     .default([])
     .description(
-      "Social sign-in providers to enable, comma-separated: facebook, github, google. Default none; a disabled provider's POST /auth/<provider> is a 404.",
+      "Social sign-in providers to enable, comma-separated: facebook, github, google. Default none; a disabled provider's POST /auth/<provider> is a 404. With NODE_ENV=production each one needs its app binding (GITHUB_CLIENT_ID and _SECRET, FACEBOOK_APP_ID and _SECRET, GOOGLE_CLIENT_ID), or the service refuses to start.",
     ),
   SOCIAL_TIMEOUT_MS: Joi.number()
     .integer()
