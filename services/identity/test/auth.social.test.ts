@@ -206,12 +206,12 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
       await h.call('post', '/auth', MASTER).set('Authorization', basic(stranger.email, stranger.password)).expect(401);
     });
 
-    test('when the owner changed a password set through a reset link (HTTP Basic, knowing it), then it is still theirs and the provider links', async () => {
+    test('when the owner changed a password set through a reset link (their token and HTTP Basic, knowing it), then it is still theirs and the provider links', async () => {
       const user = await h.aUser();
       const { token } = await aPasswordReset(h, user);
       await h.call('put', `/password-resets/${token}`).type('form').send({ password: 'reset-password' }).expect(200);
       await h
-        .call('put', `/users/${user.id}/password`)
+        .call('put', `/users/${user.id}/password`, user.principal)
         .set('Authorization', basic(user.email, 'reset-password'))
         .type('form')
         .send({ password: 'changed-password' })
