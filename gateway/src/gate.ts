@@ -13,18 +13,19 @@ import {
   signPrincipal,
   singleCredential,
   takesBasic,
+  type Authorization,
   type Lane,
   type PresentedToken,
   type Principal,
 } from '@restgate/shared';
 import { assertCredentialKinds } from './access-hints';
-import type { Authenticator } from './authenticate';
+import { isBadCredential, type Authenticator } from './authenticate';
 import { explainPreflight } from './cors';
 import { takeAccessTokens } from './credentials';
 import { rewriteForwardHeaders } from './forward-headers';
 import type { PolicyMatcher, PolicyRow } from './policy';
 import { setForwardBody, type Proxy } from './proxy';
-import type { LimitCheck } from './rate-limit';
+import { assertAllowed, type GatewayLimits } from './rate-limit';
 import { assertSingleBodyToken, readBody, stripBodyTokens, type BodyReader } from './request-body';
 
 export interface GateOptions {
@@ -36,8 +37,10 @@ export interface GateOptions {
   proxies: Record<string, Proxy>;
   /** The client's address: the socket's, or what a trusted proxy says in `X-Forwarded-For`. */
   clientAddress: (req: IncomingMessage) => string;
-  /** Per-address ceilings, checked once the principal is known (rate-limit.ts). */
-  limit?: LimitCheck;
+  /** Whether a token is the master key (masterKeyCheck): its requests count against its own ceiling from arrival. */
+  isMasterKey: (token: string) => boolean;
+  /** Per-address ceilings (rate-limit.ts): the one on all routes as a request arrives, the others once the principal is known. */
+  limits?: GatewayLimits;
   /** CORS headers for the origins the gateway lets in (its preflights never reach the gate). */
   cors?: RequestHandler;
 }
@@ -55,10 +58,11 @@ function splitUrl(url: string): { path: string; query: string } {
 }
 
 /**
- * The gateway's pipeline for a route of the policy table: policy lookup → body (415/413/400) →
- * credential → principal → access (400/401/403) → per-address ceilings (429) → proxy to the
- * row's upstream, the request rewritten for the service on the way: credential out (query, body,
- * Bearer), signed principal, client address and request id in.
+ * The gateway's pipeline for a route of the policy table: policy lookup → the ceiling on all
+ * routes (429) → body (415/413/400) → credential → principal (401, counted per address when the
+ * credential is bad: 429 past its ceiling) → access (400/401/403) → the route's own ceiling (429)
+ * → proxy to the row's upstream, the request rewritten for the service on the way: credential out
+ * (query, body, Bearer), signed principal, client address and request id in.
  */
 export function createGate(options: GateOptions): Gate {
   const routes = new WeakMap<IncomingMessage, PolicyRow>();
@@ -79,9 +83,21 @@ export function createGate(options: GateOptions): Gate {
       options.cors?.(req as never, res as never, rethrowNext);
       // Read before admission rewrites X-Forwarded-For.
       const address = options.clientAddress(req);
-      const body = hasBody(req) ? await bodyOf(req, res) : undefined;
-      const principal = admit(options, req, route, body, address);
-      if (options.limit) await options.limit(address, res, route, principal);
+      const seen = route.level === 'provider' ? undefined : credentialsInSight(req);
+      const given = seen ? tokensGiven(seen) : [];
+      // Counted before the body is read or a credential checked, so that what is refused counts too.
+      const arrival = options.limits && (await options.limits.arrive(address, given.length === 1 && options.isMasterKey(given[0]!)));
+      // Over the ceiling, only the master key may still pass (its own is higher), and only a body can still hold it.
+      if (arrival && !(seen && given.length === 0 && hasBody(req))) assertAllowed(arrival.decision);
+      let principal: Principal;
+      try {
+        const body = hasBody(req) ? await bodyOf(req, res) : undefined;
+        principal = admit(options, req, route, body, address, seen);
+      } catch (err) {
+        if (arrival) assertAllowed(arrival.decision);
+        throw (isBadCredential(err) && (await options.limits?.badCredential(address))) || err;
+      }
+      if (arrival) await options.limits!.admitted(arrival, res, route, principal);
       await options.proxies[route.upstream]!(req, res);
     },
   };
@@ -101,6 +117,21 @@ export function createGate(options: GateOptions): Gate {
   return { lane, refuse };
 }
 
+/** The credentials a request shows before its body is read: `access_token` in the query, a Bearer header. */
+interface InSight {
+  fromQuery: { tokens: string[]; rest: string };
+  authorization: Authorization | undefined;
+}
+
+function credentialsInSight(req: IncomingMessage): InSight {
+  return { fromQuery: takeAccessTokens(splitUrl(req.url ?? '/').query), authorization: parseAuthorization(req.headers.authorization) };
+}
+
+/** The tokens in sight that count as given (an empty `access_token` is none: see singleCredential). */
+function tokensGiven({ fromQuery, authorization }: InSight): string[] {
+  return [...fromQuery.tokens.filter((token) => token !== ''), ...(authorization?.scheme === 'bearer' ? [authorization.token] : [])];
+}
+
 /**
  * Decides who is calling and whether they may, then rewrites the request for the service.
  *
@@ -108,21 +139,20 @@ export function createGate(options: GateOptions): Gate {
  * a bad or expired token gets a 401 `invalid_token` instead of silently being served as
  * anonymous, which would hide its bug (and a public GET may answer differently per principal).
  */
-function admit(options: GateOptions, req: IncomingMessage, route: PolicyRow, raw: Buffer | undefined, address: string): Principal {
+function admit(options: GateOptions, req: IncomingMessage, route: PolicyRow, raw: Buffer | undefined, address: string, seen?: InSight): Principal {
   const method = req.method ?? 'GET';
-  const { path, query } = splitUrl(req.url ?? '/');
+  const { path } = splitUrl(req.url ?? '/');
   let principal: Principal = ANONYMOUS;
   let body = raw;
   let keepAuthorization: boolean;
 
-  if (route.level === 'provider') {
+  if (!seen) {
     // Social login: the credential is the provider's token, for identity to exchange; untouched.
     assertSingleBodyToken(req, raw);
     keepAuthorization = true;
   } else {
-    const fromQuery = takeAccessTokens(query);
+    const { fromQuery, authorization } = seen;
     const fromBody = stripBodyTokens(req, raw);
-    const authorization = parseAuthorization(req.headers.authorization);
     const presented: PresentedToken[] = [
       ...fromQuery.tokens.map((token) => ({ place: 'query' as const, token })),
       ...fromBody.tokens.map((token) => ({ place: 'body' as const, token })),

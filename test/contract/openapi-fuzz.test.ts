@@ -187,6 +187,7 @@ beforeAll(async () => {
   stack = await startTestStack({
     env: {
       RATE_LIMIT_ALL: '100000/60',
+      RATE_LIMIT_BAD_CREDENTIALS: '100000/60',
       RATE_LIMIT_CREDENTIALS: '100000/60',
       RATE_LIMIT_SIGN_UP: '100000/60',
       RATE_LIMIT_SOCIAL: '100000/60',
