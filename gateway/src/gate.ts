@@ -104,14 +104,15 @@ export function createGate(options: GateOptions): Gate {
 
   const refuse: RequestHandler = (req, _res, next) => {
     // The raw path, as `claims` reads it (Express's req.path would read an absolute-form URL's).
-    const path = splitUrl(req.url).path;
+    let row: PolicyRow;
     try {
-      options.matchRoute(req.method, path);
+      row = options.matchRoute(req.method, splitUrl(req.url).path);
     } catch (err) {
       return next(explainPreflight(req, err));
     }
     // The lane claims every request the table matches: reaching here means it was bypassed.
-    next(new Error(`gate: ${req.method} ${path} matches the policy table but reached Express`));
+    // The row's pattern, not the path: the log line must not carry a token from the path.
+    next(new Error(`gate: ${req.method} ${row.path} matches the policy table but reached Express`));
   };
 
   return { lane, refuse };
