@@ -78,6 +78,7 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
     configure: (app) => {
       // req.ip, req.protocol: what a trusted proxy says, as the gate reads it.
       app.set('trust proxy', trust);
+      app.use(gate.count);
       if (cors) app.use(cors);
       // Docs first: every path the policy table doesn't route is a 404 at the gate.
       app.use(

@@ -7,6 +7,7 @@ import {
   hasBody,
   labelRoute,
   parseAuthorization,
+  rateLimited,
   requestIdOf,
   rethrowNext,
   signClientAddress,
@@ -25,7 +26,7 @@ import { takeAccessTokens } from './credentials';
 import { rewriteForwardHeaders } from './forward-headers';
 import type { PolicyMatcher, PolicyRow } from './policy';
 import { setForwardBody, type Proxy } from './proxy';
-import { assertAllowed, type GatewayLimits } from './rate-limit';
+import { assertAllowed, setRateLimitHeaders, type GatewayLimits } from './rate-limit';
 import { assertSingleBodyToken, readBody, stripBodyTokens, type BodyReader } from './request-body';
 
 export interface GateOptions {
@@ -50,6 +51,11 @@ export interface Gate {
   lane: Lane;
   /** For a request the lane did not claim and nothing else answered: the table's 404 or 405. */
   refuse: RequestHandler;
+  /**
+   * The ceiling on all routes for the requests Express serves past the operations paths (the
+   * docs, preflights, the 404s and 405s): every request counts, not only the routed ones.
+   */
+  count: RequestHandler;
 }
 
 function splitUrl(url: string): { path: string; query: string } {
@@ -115,7 +121,16 @@ export function createGate(options: GateOptions): Gate {
     next(new Error(`gate: ${req.method} ${row.path} matches the policy table but reached Express`));
   };
 
-  return { lane, refuse };
+  const count: RequestHandler = (req, res, next) => {
+    if (!options.limits) return next();
+    options.limits.arrive(options.clientAddress(req), false).then((arrival) => {
+      if (!arrival.decision.allowed) return next(rateLimited(arrival.decision));
+      setRateLimitHeaders(res, [arrival.decision]);
+      next();
+    }, next);
+  };
+
+  return { lane, refuse, count };
 }
 
 /** The credentials a request shows before its body is read: `access_token` in the query, a Bearer header. */

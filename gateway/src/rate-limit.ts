@@ -113,14 +113,14 @@ export function createGatewayLimits(limits: RateLimits, config: GatewayConfig): 
       // The master key seen only in the body was counted as anyone's on arrival: its own ceiling decides.
       const recount = master && !arrival.trusted;
       if (!recount) assertAllowed(arrival.decision);
-      if (!own && !recount) return setHeaders(res, [arrival.decision]);
+      if (!own && !recount) return setRateLimitHeaders(res, [arrival.decision]);
       // Both counts at once: with the client's auto-pipelining they travel in one write and come
       // back in one read, one round trip to Redis instead of two.
       return Promise.all([recount ? set.get('all')!.consume(arrival.address) : arrival.decision, ...(own ? [set.get(own)!.consume(arrival.address)] : [])]).then(
         (decisions) => {
           const refused = decisions.find((d) => !d.allowed);
           if (refused) throw rateLimited(refused, decisions);
-          setHeaders(res, decisions);
+          setRateLimitHeaders(res, decisions);
         },
       );
     },
@@ -136,7 +136,7 @@ export function assertAllowed(decision: LimitDecision): void {
   if (!decision.allowed) throw rateLimited(decision);
 }
 
-// Services read the headers back from the response only through the proxy: set them now.
-function setHeaders(res: ServerResponse, decisions: LimitDecision[]): void {
+/** The draft headers of the counts a request passed. The proxy sends them on with the service's answer. */
+export function setRateLimitHeaders(res: ServerResponse, decisions: LimitDecision[]): void {
   for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) res.setHeader(name, value);
 }

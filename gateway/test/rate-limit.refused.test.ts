@@ -154,4 +154,15 @@ describe('the ceiling on all routes', () => {
     expect(inHeader.map((a) => a.status)).toEqual([200, 200, 200]);
     expect((await flood(1, () => [`${url}/articles`, { headers: { authorization: `Bearer ${TEST_MASTER_KEY}` } }], 1))[0]).toMatchObject({ status: 429 });
   });
+
+  test('when one address floods paths no route serves (404, 405) and the docs, then they count too, while /health is never limited', async () => {
+    const url = await aGateway({ RATE_LIMIT_ALL: '6/60' });
+
+    const answers = await flood(9, (i) => [[`${url}/no-such-route/${i}`, `${url}/articles`, `${url}/docs`][i % 3]!, i % 3 === 1 ? { method: 'DELETE' } : undefined], 1);
+    const health = await flood(3, () => [`${url}/health`], 1);
+
+    expect(answers.map((a) => a.status)).toEqual([404, 405, 200, 404, 405, 200, 429, 429, 429]);
+    expectEvery429Limited(answers);
+    expect(health.map((a) => a.status)).toEqual([200, 200, 200]);
+  });
 });
