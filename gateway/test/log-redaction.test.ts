@@ -36,11 +36,16 @@ const aToken = () => randomBytes(32).toString('base64url');
 const encodedEach = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
 
 /** Sends `path` byte for byte (fetch and supertest would normalise it first) and waits for the answer. */
-function send(method: string, path: string): Promise<number> {
+async function send(method: string, path: string): Promise<number> {
+  return (await exchange(method, path)).status;
+}
+
+function exchange(method: string, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port: server.port, method, path }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
     });
     req.on('error', reject);
     req.end();
@@ -109,6 +114,23 @@ describe('the access log', () => {
       expect(lines.filter((line) => line.includes('[redacted]')).length).toBeGreaterThanOrEqual(sent.length);
     },
   );
+
+  test('when the gateway answers such a path itself (404, 405), then its answer does not echo the token either', async () => {
+    const answers = [];
+    for (const page of ['password-resets', 'email-verifications']) {
+      for (const shape of SHAPES) {
+        const token = aToken();
+        const path = shape(token, page);
+        for (const method of ['GET', 'DELETE']) answers.push({ path, token, ...(await exchange(method, path)) });
+      }
+    }
+
+    // The test upstream echoes what reached it; only the gateway's own answers are in question.
+    const own = answers.filter(({ body }) => !body.includes('"echoed"'));
+    const echoed = own.filter(({ body, token }) => body.includes(token) || fullyDecoded(body).includes(token));
+    expect(echoed.map(({ path, status, body }) => `${path} (${status}): ${body.slice(0, 200)}`)).toEqual([]);
+    expect(own.filter(({ status }) => status === 404).length).toBeGreaterThan(20);
+  });
 
   test('when paths carry no token, then the log shows them as they came', async () => {
     const paths = ['/articles/0123456789abcdef01234567', '/articles?q=password&page=2', '/users/me', '/no-such-route/a-long-lowercase-slug-of-forty-two-chars-x'];

@@ -97,7 +97,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     securityHeaders(),
   ];
   app.use(...prelude);
-  if (options.lane) serveLane(app, options.lane, prelude, answerError(options.logger));
+  if (options.lane) serveLane(app, options.lane, prelude, answerError(options.logger, redact));
   mountHealth(app, options.readiness ?? []);
   mountMetrics(app, metrics, options.metricsAccess ?? 'open');
   // Other methods on these paths stop here too: nothing after (a route table, the gateway's proxy) sees them.
@@ -114,8 +114,8 @@ export function createHttpApp(options: HttpAppOptions): Express {
     mountRoutes(app, options.routes, { principalSecret: options.principalSecret });
   }
   options.configure?.(app);
-  app.use((req, _res, next) => next(errors.routeNotFound(req.method, req.path)));
-  app.use(problemHandler(options.logger));
+  app.use((req, _res, next) => next(errors.routeNotFound(req.method, redact(req.path))));
+  app.use(problemHandler(options.logger, redact));
   return app;
 }
 

@@ -65,14 +65,15 @@ export function normalizeError(err: unknown): AppError {
 /**
  * The one error handler: logs unexpected errors once with the request id, answers problem+json.
  * Plain node:http arguments, for the requests an app serves outside Express (the gateway's lane);
- * `problemHandler` is the same for Express.
+ * `problemHandler` is the same for Express. `shownPath` is how a 404 may echo the path it names
+ * (createHttpApp passes the access log's redaction, so a token in a path is not sent back).
  */
-export function answerError(logger: Logger): (err: unknown, req: IncomingMessage, res: ServerResponse) => void {
+export function answerError(logger: Logger, shownPath: (path: string) => string = (path) => path): (err: unknown, req: IncomingMessage, res: ServerResponse) => void {
   const logExpected = expectedRefusalLog(logger);
   return (err, req, res) => {
     // Express decodes path parameters and throws URIError on a malformed %-escape: no resource
     // has such a name, so it is the 404 of any unknown path, not a server error.
-    const appError = err instanceof URIError ? errors.routeNotFound(req.method ?? 'GET', pathOf(req.url)) : normalizeError(err);
+    const appError = err instanceof URIError ? errors.routeNotFound(req.method ?? 'GET', shownPath(pathOf(req.url))) : normalizeError(err);
     const context = requestContext(req);
     const log = context?.log ?? logger;
     if (appError.expected) logExpected(log, appError);
@@ -113,8 +114,8 @@ function expectedRefusalLog(logger: Logger): (log: Logger, err: AppError) => voi
   };
 }
 
-export function problemHandler(logger: Logger): ErrorRequestHandler {
-  const answer = answerError(logger);
+export function problemHandler(logger: Logger, shownPath?: (path: string) => string): ErrorRequestHandler {
+  const answer = answerError(logger, shownPath);
   return (err, req, res, _next) => answer(err, req, res);
 }
 
