@@ -7,7 +7,17 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { PRODUCTION_VALUES, VARIANTS_DIR, componentOf, policyViolations, render, type K8sObject, type Rendered } from './support/chart';
+import {
+  PRODUCTION_VALUES,
+  VARIANTS_DIR,
+  chartCopy,
+  componentOf,
+  policyViolations,
+  render,
+  replaceIn,
+  type K8sObject,
+  type Rendered,
+} from './support/chart';
 
 const rulesOf = (violations: Array<{ rule: string }>) => [...new Set(violations.map((v) => v.rule))].sort();
 
@@ -138,5 +148,35 @@ describe('template changes that break the rules values cannot reach', () => {
     const violations = policyViolations(edited(edit));
 
     expect(rulesOf(violations)).toEqual([rule]);
+  });
+});
+
+describe('chart changes that drop what the issue names', () => {
+  const deployment = 'templates/deployment.yaml';
+  test.each<[string, string, (dir: string) => void]>([
+    ['the readiness probe', 'RG-READINESS', (dir) => replaceIn(dir, deployment, /\{\{- with \.readiness \}\}[\s\S]*?\{\{- end \}\}/, '')],
+    ['the liveness probe', 'RG-LIVENESS', (dir) => replaceIn(dir, deployment, /\{\{- with \.liveness \}\}[\s\S]*?\{\{- end \}\}/, '')],
+    [
+      'the resource limits (requests kept)',
+      'RG-RESOURCES',
+      (dir) =>
+        replaceIn(
+          dir,
+          deployment,
+          /(\n\s*resources:\n\s*)\{\{- toYaml \. \| nindent 12 \}\}/,
+          '$1requests: {{- toYaml .requests | nindent 14 }}',
+        ),
+    ],
+    ['the PodDisruptionBudgets', 'RG-PDB', (dir) => fs.rmSync(path.join(dir, 'templates', 'pdb.yaml'))],
+    [
+      "the pod's security context (runAsNonRoot)",
+      'RG-NONROOT',
+      (dir) => replaceIn(dir, deployment, /\{\{- with \$s\.podSecurityContext \}\}[\s\S]*?\{\{- end \}\}/, ''),
+    ],
+    ['the NetworkPolicies', 'RG-NETPOL', (dir) => fs.rmSync(path.join(dir, 'templates', 'networkpolicy.yaml'))],
+  ])('a chart without %s fails %s, and only that rule', (what, rule, edit) => {
+    const chartDir = chartCopy(what.replace(/\W+/g, '-'), edit);
+
+    expect(rulesOf(policyViolations(render({ chartDir })))).toEqual([rule]);
   });
 });

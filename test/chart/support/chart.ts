@@ -113,12 +113,24 @@ export function tryRender({ values = [], set = [], chartDir = CHART_DIR }: Rende
 export const ofKind = (rendered: Rendered, kind: string) => rendered.objects.filter((o) => o.kind === kind);
 export const componentOf = (o: K8sObject) => o.metadata.labels?.['app.kubernetes.io/component'];
 
-/** The chart with another services.json (as the generator would leave it), in a scratch folder. */
-export function chartWithRegistry(registry: unknown, name: string): string {
+/** A copy of the chart (links followed) in a scratch folder, changed by `edit`. */
+export function chartCopy(name: string, edit: (dir: string) => void): string {
   const dir = path.join(scratch('charts'), name);
   fs.cpSync(CHART_DIR, dir, { recursive: true, dereference: true });
-  fs.writeFileSync(path.join(dir, 'files', 'services.json'), `${JSON.stringify(registry, null, 2)}\n`);
+  edit(dir);
   return dir;
+}
+
+/** The chart with another services.json (as the generator would leave it). */
+export const chartWithRegistry = (registry: unknown, name: string) =>
+  chartCopy(name, (dir) => fs.writeFileSync(path.join(dir, 'files', 'services.json'), `${JSON.stringify(registry, null, 2)}\n`));
+
+/** Replaces `pattern` in one of a chart copy's files; throws when it is not there (the template changed). */
+export function replaceIn(dir: string, file: string, pattern: RegExp, replacement: string): void {
+  const full = path.join(dir, file);
+  const text = fs.readFileSync(full, 'utf8');
+  if (!pattern.test(text)) throw new Error(`${file} no longer has ${pattern}`);
+  fs.writeFileSync(full, text.replace(pattern, replacement));
 }
 
 export interface Violation {
