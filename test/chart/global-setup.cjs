@@ -4,5 +4,5 @@
 const { ensureChartTools } = require('../../scripts/chart/tools.cjs');
 
 module.exports = async function globalSetup() {
-  process.env.RESTGATE_CHART_TOOLS ??= JSON.stringify(ensureChartTools());
+  process.env.RESTGATE_CHART_TOOLS ||= JSON.stringify(ensureChartTools());
 };
