@@ -96,6 +96,26 @@ describe('the switches', () => {
     expect(ofKind(r, 'Deployment').filter((d) => d.spec.replicas !== undefined)).toEqual([]);
   });
 
+  test('each component takes its image from image.* unless components.<name>.image names another', () => {
+    const r = render({
+      set: [
+        'image.registry=registry.example.com/team',
+        'image.tag=1.2.3',
+        'components.mailer.image.repository=mirror.example.com/mailer',
+        'components.mailer.image.tag=1.2.4',
+      ],
+    });
+    const images = Object.fromEntries(
+      ofKind(r, 'Deployment').map((d) => [d.metadata.labels?.['app.kubernetes.io/component'], d.spec.template.spec.containers[0].image]),
+    );
+
+    expect(images).toMatchObject({
+      gateway: 'registry.example.com/team/restgate-gateway:1.2.3',
+      identity: 'registry.example.com/team/restgate-identity:1.2.3',
+      mailer: 'mirror.example.com/mailer:1.2.4',
+    });
+  });
+
   test('existingSecret names the Secret every secret key comes from', () => {
     const r = render({ set: ['existingSecret=my-secrets'] });
     const refs = ofKind(r, 'Deployment').flatMap((d) =>

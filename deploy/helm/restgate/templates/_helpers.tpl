@@ -44,11 +44,18 @@ gateway), owns.database, secrets.
 {{- toJson (mergeOverwrite (deepCopy .root.Values.defaults) (deepCopy $own)) -}}
 {{- end -}}
 
-{{/* A component's image; refuses "latest" and an empty tag. Args: root, name, settings. */}}
+{{/*
+A component's image: components.<name>.image.repository as it is, else
+<image.registry>/<image.repositoryPrefix><name>; the tag from components.<name>.image.tag, image.tag
+or the appVersion. Refuses "latest" and an empty tag. Args: root, name, settings.
+*/}}
 {{- define "restgate.image" -}}
 {{- $image := .settings.image | default dict -}}
-{{- $repository := $image.repository | default (printf "%s%s" .root.Values.image.repositoryPrefix .name) -}}
+{{- $repository := $image.repository -}}
+{{- if not $repository -}}
+{{- $repository = printf "%s%s" .root.Values.image.repositoryPrefix .name -}}
 {{- with .root.Values.image.registry }}{{ $repository = printf "%s/%s" (trimSuffix "/" .) $repository }}{{ end -}}
+{{- end -}}
 {{- $tag := toString ($image.tag | default .root.Values.image.tag | default .root.Chart.AppVersion) -}}
 {{- if or (eq $tag "latest") (eq $tag "") -}}
 {{- fail (printf "%s: the image tag must name a version, not %q" .name $tag) -}}
