@@ -64,7 +64,8 @@ describe('the validation itself', () => {
 
 describe('what the templates refuse', () => {
   test.each([
-    ['image.tag=latest', /the image tag must name a version, not "latest"/],
+    ['image.tag=latest', /at '\/image\/tag'/], // values.schema.json
+    ['config.LOG_LEVE=debug', /additional properties 'LOG_LEVE' not allowed/], // a typo'd key would do nothing: refused
     ['components.mailer.image.tag=latest', /mailer: the image tag must name a version/],
     ['ingress.enabled=true', /ingress.enabled needs at least one entry in ingress.hosts/],
   ])('--set %s fails helm template', (set, message) => {

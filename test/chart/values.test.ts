@@ -46,6 +46,15 @@ describe("values.yaml's config", () => {
     expect(values.config).toEqual(expected);
   });
 
+  test('values.schema.json accepts exactly these keys, so that a misspelt one is refused', () => {
+    const schema = JSON.parse(readRepoFile('deploy/helm/restgate/values.schema.json')) as {
+      properties: { config: { additionalProperties: boolean; properties: Record<string, unknown> } };
+    };
+
+    expect(schema.properties.config.additionalProperties).toBe(false);
+    expect(Object.keys(schema.properties.config.properties).sort()).toEqual(Object.keys(values.config).sort());
+  });
+
   test('every secret of .env.example is a key of the Secret some component receives', () => {
     const secrets = Object.keys(envExample()).filter((key) => isSecretKey(key) && !(key in NOT_CONFIG));
 
