@@ -19,6 +19,7 @@ module.exports = {
   testMatch: ['<rootDir>/test/chart/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '\\.unit\\.test\\.ts$'],
   globalSetup: '<rootDir>/test/chart/global-setup.cjs',
+  globalTeardown: '<rootDir>/test/chart/global-teardown.cjs',
   // helm and conftest each take about a second here, more on a busy machine.
   testTimeout: 120_000,
 };

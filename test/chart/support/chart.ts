@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { ROOT } from '../../static/support/stack';
@@ -51,12 +50,12 @@ export function run(cmd: string, args: string[], options: { cwd?: string; timeou
 }
 
 let scratchRoot: string | undefined;
-/** A folder of this test file's own, removed when the process exits. */
+/** A folder in the run's scratch folder (the global teardown removes it), made per test file. */
 export function scratch(name: string): string {
   if (!scratchRoot) {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-chart-'));
-    scratchRoot = root;
-    process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
+    const runDir = process.env.RESTGATE_CHART_SCRATCH;
+    if (!runDir) throw new Error('RESTGATE_CHART_SCRATCH is not set: run these tests with npm run test:chart');
+    scratchRoot = fs.mkdtempSync(path.join(runDir, 'file-'));
   }
   const dir = path.join(scratchRoot, name);
   fs.mkdirSync(dir, { recursive: true });
