@@ -37,30 +37,20 @@ const CREDENTIAL_ENDING = ['DELETE /auth/session', 'DELETE /users/{id}/sessions'
  */
 const NEGATIVE_DATA_REFUSALS = ['400', '401', '403', '404', '405', '406', '409', '413', '415', '422', '428', '429', '5xx'];
 
-/** Body fields bounded in UTF-8 bytes (`x-restgate-max-utf8-bytes`), by operation ("METHOD /path"). */
-type ByteLimits = Record<string, Record<string, number>>;
-
 /**
- * The two documented rules that JSON Schema can't state, told to the fuzzer in a `map_case` hook
- * (every phase):
- * - a listing's `(page − 1) × limit` may be at most LISTING_LIMITS.maxOffset: it ties two
- *   parameters, so the document gives `page` the deepest bound any `limit` allows; a generated
- *   page within both parameters' own bounds but too deep for its limit becomes the deepest page
- *   that limit allows (still a boundary the server must accept);
- * - a password is at most 72 bytes of UTF-8 (bcrypt's limit): JSON Schema counts characters, so
- *   the document says `maxLength: 72` and states the bytes in its description and in
- *   `x-restgate-max-utf8-bytes`; a generated value within maxLength but over the bytes gets its
- *   last non-ASCII characters replaced by "a" until it fits (same length in characters, so every
- *   other rule it met or broke still holds).
- * Any other value, valid or not, is left as generated.
+ * The documented rule that JSON Schema can't state, told to the fuzzer in a `map_case` hook (every
+ * phase): a listing's `(page − 1) × limit` may be at most LISTING_LIMITS.maxOffset. It ties two
+ * parameters, so the document gives `page` the deepest bound any `limit` allows; a generated page
+ * within both parameters' own bounds but too deep for its limit becomes the deepest page that
+ * limit allows (still a boundary the server must accept). Any other value, valid or not, is left
+ * as generated.
  */
-function hooks(byteLimits: ByteLimits): string {
+function hooks(): string {
   return `import schemathesis
 
 MAX_OFFSET = ${LISTING_LIMITS.maxOffset}
 MAX_LIMIT = ${LISTING_LIMITS.maxLimit}
 DEFAULT_LIMIT = ${LISTING_LIMITS.defaultLimit}
-BYTE_LIMITS = ${JSON.stringify(byteLimits)}
 
 
 def _whole(value):
@@ -72,20 +62,6 @@ def _whole(value):
     if isinstance(value, str) and value.isascii() and value.isdigit():
         return int(value)
     return None
-
-
-def _utf8_size(value):
-    return len(value.encode("utf-8", "surrogatepass"))
-
-
-def _fit_bytes(value, limit):
-    chars = list(value)
-    for i in range(len(chars) - 1, -1, -1):
-        if _utf8_size("".join(chars)) <= limit:
-            break
-        if not chars[i].isascii():
-            chars[i] = "a"
-    return "".join(chars)
 
 
 def _page_within_offset(case):
@@ -101,23 +77,9 @@ def _page_within_offset(case):
         case.query = {**query, "page": deepest if isinstance(query["page"], int) else str(deepest)}
 
 
-def _strings_within_bytes(case):
-    limits = BYTE_LIMITS.get(f"{case.operation.method.upper()} {case.operation.path}")
-    if not limits or not isinstance(case.body, dict):
-        return
-    body = dict(case.body)
-    for field, limit in limits.items():
-        value = body.get(field)
-        # Over maxLength (= the byte limit) is refused whatever its bytes: left as generated.
-        if isinstance(value, str) and len(value) <= limit and _utf8_size(value) > limit:
-            body[field] = _fit_bytes(value, limit)
-    case.body = body
-
-
 @schemathesis.hook
 def map_case(context, case):
     _page_within_offset(case)
-    _strings_within_bytes(case)
     return case
 `;
 }
@@ -163,22 +125,6 @@ let stack: TestStack;
 let st: string;
 let reports = '';
 
-/** The body fields each operation bounds in UTF-8 bytes, read from the document itself. */
-function byteLimitsOf(document: { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, Record<string, unknown>> } }> } }>> }): ByteLimits {
-  const limits: ByteLimits = {};
-  for (const [route, operations] of Object.entries(document.paths)) {
-    for (const [method, operation] of Object.entries(operations)) {
-      for (const media of Object.values(operation.requestBody?.content ?? {})) {
-        for (const [field, schema] of Object.entries(media.schema?.properties ?? {})) {
-          const bytes = schema['x-restgate-max-utf8-bytes'];
-          if (typeof bytes === 'number') (limits[`${method.toUpperCase()} ${route}`] ??= {})[field] = bytes;
-        }
-      }
-    }
-  }
-  return limits;
-}
-
 beforeAll(async () => {
   if (process.env.RESTGATE_FUZZ === '0') return;
   reports = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-fuzz-'));
@@ -195,14 +141,12 @@ beforeAll(async () => {
       RATE_LIMIT_REFRESH: '100000/60',
     },
   });
-  const document = (await client(stack.url).get('/openapi.json')).body as Parameters<typeof byteLimitsOf>[0];
+  const document = (await client(stack.url).get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
   const operations = Object.entries(document.paths).flatMap(([route, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${route}`));
   // A renamed operation would otherwise drop out of the credential-ending run unnoticed.
   expect(operations).toEqual(expect.arrayContaining(CREDENTIAL_ENDING));
-  const byteLimits = byteLimitsOf(document);
-  expect(Object.keys(byteLimits)).toEqual(expect.arrayContaining(['POST /users', 'PUT /users/{id}/password']));
-  fs.writeFileSync(path.join(reports, 'hooks.py'), hooks(byteLimits));
-  fs.writeFileSync(path.join(reports, 'fresh-user-hooks.py'), hooks(byteLimits) + FRESH_USER_AUTH);
+  fs.writeFileSync(path.join(reports, 'hooks.py'), hooks());
+  fs.writeFileSync(path.join(reports, 'fresh-user-hooks.py'), hooks() + FRESH_USER_AUTH);
 }, 600_000);
 
 afterAll(async () => {

@@ -63,7 +63,7 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
   const users = new MongoUserRepository(mongo.db);
   const hasher = createPasswordHasher({
-    rounds: config.BCRYPT_ROUNDS,
+    argon2: { memoryKib: config.ARGON2_MEMORY_KIB, iterations: config.ARGON2_ITERATIONS, parallelism: config.ARGON2_PARALLELISM },
     workers: config.HASH_WORKERS,
     nice: config.HASH_WORKER_NICE,
     maxQueue: config.HASH_QUEUE_MAX,

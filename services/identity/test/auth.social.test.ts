@@ -173,7 +173,7 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
       expect(res.body.user).toMatchObject({ id: existing.id, email: existing.email, name: 'Ada' });
       expect(await h.userDoc(existing.id)).toMatchObject({
         providers: { google: account.sub },
-        passwordHash: expect.stringMatching(/^\$2/),
+        passwordHash: expect.stringMatching(/^\$argon2id\$/),
       });
       await h.call('post', '/auth', MASTER).set('Authorization', basic(existing.email, existing.password)).expect(201);
     });

@@ -2,13 +2,26 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import type { HashLane, PasswordHasher } from '../domain/password-hasher';
-import { BCRYPT_MAX_BYTES } from '../domain/password-limits';
+import { BCRYPT_MAX_BYTES, PASSWORD_MAX_LENGTH } from '../domain/password-limits';
 import { identityErrors } from '../errors';
 
 // src/crypto/ (tests) and dist/crypto/ (runtime) are both two levels below the package root.
 const WORKER_FILE = path.resolve(__dirname, '..', '..', 'workers', 'password.worker.cjs');
 
 /**
+ * Argon2id's costs: memory in KiB, iterations (passes over it), parallelism (lanes). Each hash or
+ * check holds `memoryKib` while it runs, so the hashing memory is at most HASH_WORKERS × that.
+ */
+export interface Argon2Params {
+  memoryKib: number;
+  iterations: number;
+  parallelism: number;
+}
+
+/**
+ * Every new hash is Argon2id at `argon2`; hashes of bcrypt (made before it) or of other Argon2id
+ * costs are still checked, and `needsRehash` says so, for the caller to replace them.
+ *
  * `nice`: the Linux nice increment of the worker threads (0 = the event loop's priority).
  * `maxQueue`: tasks that may wait for a worker. Past it a check is refused at once with a 503 and
  * `Retry-After` instead of growing a queue whose tail would only be served after its clients gave
@@ -17,7 +30,7 @@ const WORKER_FILE = path.resolve(__dirname, '..', '..', 'workers', 'password.wor
  * The waiting room is kept here, not in piscina: piscina cancels a task that is already running by
  * terminating its thread, so every client that left mid-check cost a new thread (its start, and a
  * cold JIT for its first compares). Here a task waiting for a worker is dropped when its client
- * goes; a running one (one compare, ~75 ms at the default cost) finishes on its thread, and its
+ * goes; a running one (one check, ~10-20 ms at the default costs) finishes on its thread, and its
  * result is dropped.
  *
  * `signInShare` (0–1): the part of the capacity (workers + waiting room) that only sign-ins may
@@ -25,7 +38,7 @@ const WORKER_FILE = path.resolve(__dirname, '..', '..', 'workers', 'password.wor
  * flood of it can't make sign-ins answer 503; and a free worker serves a waiting sign-in first.
  */
 export function createPasswordHasher(options: {
-  rounds: number;
+  argon2: Argon2Params;
   workers: number;
   nice?: number;
   maxQueue?: number;
@@ -50,6 +63,9 @@ export function createPasswordHasher(options: {
   const othersCapacity = Number.isFinite(capacity) ? Math.max(1, capacity - Math.ceil(capacity * (options.signInShare ?? 0))) : Infinity;
   let inFlight = 0;
   let othersInFlight = 0;
+  // What a hash at the current costs starts with (PHC format, as @node-rs/argon2 writes it).
+  const { memoryKib, iterations, parallelism } = options.argon2;
+  const currentPrefix = `$argon2id$v=19$m=${memoryKib},t=${iterations},p=${parallelism}$`;
 
   const run = async <T>(task: object, name: 'hash' | 'compare', signal?: AbortSignal, lane: HashLane = 'other'): Promise<T> => {
     if (signal?.aborted) throw identityErrors.clientGone();
@@ -75,20 +91,25 @@ export function createPasswordHasher(options: {
 
   // Made once, up front, so the first unknown-e-mail sign-in is not slower than the others (in
   // their lane: it is theirs, and must not hold the share of the rest at start).
-  const dummyHash: Promise<string> = run({ password: randomBytes(16).toString('hex'), rounds: options.rounds }, 'hash', undefined, 'sign-in');
+  // It is Argon2id at the current costs, so an unknown e-mail costs what a current user's wrong password does.
+  const dummyHash: Promise<string> = run(
+    { password: randomBytes(16).toString('hex'), argon2: options.argon2 },
+    'hash',
+    undefined,
+    'sign-in',
+  );
   dummyHash.catch(() => undefined);
 
   return {
     hash(password, signal, lane) {
       assertHashable(password);
-      return run<string>({ password, rounds: options.rounds }, 'hash', signal, lane);
+      return run<string>({ password, argon2: options.argon2 }, 'hash', signal, lane);
     },
     async compare(password, hash, signal, lane) {
-      // An over-long password can't be a stored one, but its first 72 bytes could match one.
-      const comparable = Buffer.byteLength(password, 'utf8') <= BCRYPT_MAX_BYTES;
       const matches = await run<boolean>({ password, hash: hash ?? (await dummyHash) }, 'compare', signal, lane);
-      return comparable && hash !== null && matches;
+      return hash !== null && couldBe(password, hash) && matches;
     },
+    needsRehash: (hash) => !hash.startsWith(currentPrefix),
     stats: () => ({ inFlight, queued: turns.waiting, completed: pool.completed, threadsStarted }),
     close: () => pool.close(),
   };
@@ -138,6 +159,21 @@ class Turns {
 }
 
 function assertHashable(password: string): void {
-  // The edge validates this; hashing a truncated password would be a silent bug, so check again.
-  if (Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_BYTES) throw new Error('password longer than bcrypt can hash');
+  // The edge validates this; the bound on the work a request buys is checked again here.
+  if (codePoints(password) > PASSWORD_MAX_LENGTH) throw new Error(`password longer than ${PASSWORD_MAX_LENGTH} characters`);
+}
+
+/**
+ * Whether `password` could be the one `hash` was made from, by its length alone. A bcrypt hash was
+ * made from at most 72 bytes, and bcrypt reads no further: a longer password whose first 72 bytes
+ * match is still not that one. (The check runs anyway, so the answer takes the same time.)
+ */
+function couldBe(password: string, hash: string): boolean {
+  return !hash.startsWith('$2') || Buffer.byteLength(password, 'utf8') <= BCRYPT_MAX_BYTES;
+}
+
+function codePoints(value: string): number {
+  let count = 0;
+  for (const _ of value) count += 1;
+  return count;
 }

@@ -2,7 +2,7 @@ import type { ObjectSchema } from 'joi';
 import { Joi, httpUrlSchema, listingQuerySchema, type ListingQuery, type ListingSpec } from '@restgate/shared';
 import type { CreateUserInput } from '../domain/create-user';
 import type { ProfileChanges } from '../domain/update-profile';
-import { BCRYPT_MAX_BYTES } from '../domain/password-limits';
+import { PASSWORD_MAX_LENGTH } from '../domain/password-limits';
 
 // NFKC first (joi normalises, then lower-cases and trims, before any rule): full-width and other
 // compatibility look-alikes are the address they look like, never a second account.
@@ -23,12 +23,8 @@ const picture = httpUrlSchema(2048).description('Picture URL (http or https). De
 function password(minLength: number) {
   return Joi.string()
     .min(minLength)
-    .max(BCRYPT_MAX_BYTES, 'utf8')
-    .messages({ 'string.max': `{{#label}} must be at most ${BCRYPT_MAX_BYTES} bytes (UTF-8)` })
-    // JSON Schema counts characters only: the docs keep maxLength (no password over 72 characters
-    // fits) and state the byte limit in words and in this extension, which tools can read.
-    .meta({ 'x-restgate-max-utf8-bytes': BCRYPT_MAX_BYTES })
-    .description(`At least ${minLength} characters, at most ${BCRYPT_MAX_BYTES} bytes in UTF-8 (bcrypt's limit; never truncated).`);
+    .max(PASSWORD_MAX_LENGTH)
+    .description(`At least ${minLength} characters, at most ${PASSWORD_MAX_LENGTH} (never truncated).`);
 }
 
 export const USER_LISTING: ListingSpec = {

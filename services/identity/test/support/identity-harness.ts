@@ -48,7 +48,7 @@ export interface IdentityHarness {
 
 /**
  * The identity service as start.ts builds it (`createIdentity`), on its own database, with cheap
- * bcrypt. The relay is not started: tests that need it call `passwordResets.start()`.
+ * hashing. The relay is not started: tests that need it call `passwordResets.start()`.
  */
 export async function startIdentity(env: Record<string, string> = {}, options: { abuse?: boolean } = {}): Promise<IdentityHarness> {
   const config = loadConfig(identityConfigSchema, {
@@ -57,7 +57,9 @@ export async function startIdentity(env: Record<string, string> = {}, options: {
     MONGODB_DB: uniqueDbName('identity'),
     PRINCIPAL_SECRET: TEST_PRINCIPAL_SECRET,
     JWT_SECRET: TEST_JWT_SECRET,
-    BCRYPT_ROUNDS: '4',
+    // Cheap hashes (the costs' floor); tests that need slow ones set their own.
+    ARGON2_MEMORY_KIB: '1024',
+    ARGON2_ITERATIONS: '1',
     HASH_WORKERS: '1',
     LOG_LEVEL: 'silent',
     AMQP_URL: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
