@@ -156,6 +156,18 @@ export class MongoUserRepository implements UserRepository {
     return doc ? toRecord(doc) : null;
   }
 
+  /**
+   * Conditional on the hash read at sign-in: one atomic update on MongoDB. FerretDB runs it as
+   * read-modify-write, so a password change landing in that gap could be undone there; the window
+   * is one update's, and only for a user whose hash is being upgraded (once per user).
+   */
+  async rehashPassword(id: string, current: string, next: string): Promise<boolean> {
+    const _id = parseObjectId(id);
+    if (!_id) return false;
+    const { modifiedCount } = await this.users.updateOne({ _id, passwordHash: current }, { $set: { passwordHash: next } });
+    return modifiedCount === 1;
+  }
+
   async delete(id: string): Promise<boolean> {
     const _id = parseObjectId(id);
     if (!_id) return false;

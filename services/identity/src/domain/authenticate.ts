@@ -22,7 +22,8 @@ type CheckDeps = Pick<IdentityDeps, 'users' | 'hasher' | 'backoff'>;
 
 /**
  * The user whose e-mail and password these are. Missing credentials, an unknown e-mail and a wrong
- * password all give the same 401, and the last two cost the same bcrypt comparison.
+ * password all give the same 401, and the last two cost the same one comparison (Argon2id at the
+ * current costs: an unknown e-mail is checked against a dummy hash of them).
  *
  * `assertTarget` (the caller's own rule on whom the credentials may act for) is one more wrong
  * answer: the same 401 after the same one comparison, counted as a failure, so neither the answer

@@ -41,6 +41,13 @@ export interface UserRepository {
    * one it replaces (its writer knew that one).
    */
   update(id: string, changes: UserChanges): Promise<UserRecord | null>;
+  /**
+   * Replaces the password hash `current` with `next`, the same password at other costs, only if
+   * `current` is still the stored one (a change or reset meanwhile stays). Nothing else moves: not
+   * the credentials epoch (no session ends), not `updatedAt` (the user is the same). True when
+   * it was replaced.
+   */
+  rehashPassword(id: string, current: string, next: string): Promise<boolean>;
   delete(id: string): Promise<boolean>;
   /** One page (`q` over name and e-mail) and the total that matches, without password hashes. */
   list(page: UserPage): Promise<{ rows: UserSummary[]; count: number }>;
