@@ -9,7 +9,7 @@ describe('bounded hashing', () => {
   let h: IdentityHarness;
   beforeAll(async () => {
     // One worker, slow hashes and no waiting room: a burst is bound to find the queue full.
-    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '1', ARGON2_MEMORY_KIB: '19456', ARGON2_ITERATIONS: '24' });
+    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '1', ARGON2_MEMORY_KIB: '19456', ARGON2_ITERATIONS: '64' });
   });
   afterAll(() => h.close());
 
@@ -37,7 +37,7 @@ describe('hashing capacity kept for sign-ins', () => {
   let h: IdentityHarness;
   beforeAll(async () => {
     // One worker, slow hashes, four waiting: five checks at most in flight, the default share of them kept for sign-ins.
-    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '4', ARGON2_MEMORY_KIB: '19456', ARGON2_ITERATIONS: '24' });
+    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '4', ARGON2_MEMORY_KIB: '19456', ARGON2_ITERATIONS: '64' });
   });
   afterAll(() => h.close());
 
@@ -65,8 +65,8 @@ describe('a client that goes away', () => {
   let server: http.Server;
   let port: number;
   beforeAll(async () => {
-    // One worker and checks slow enough (24 passes over 19 MiB, ~0.1 s) to close a connection while one waits or runs.
-    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '4', ARGON2_MEMORY_KIB: '19456', ARGON2_ITERATIONS: '24' });
+    // One worker and checks slow enough (64 passes over 19 MiB, ~0.3 s, as bcrypt cost 12 was) to close a connection while one waits or runs.
+    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '4', ARGON2_MEMORY_KIB: '19456', ARGON2_ITERATIONS: '64' });
     server = http.createServer(h.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
