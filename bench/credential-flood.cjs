@@ -6,15 +6,16 @@
 //
 // Starts the built stack (scripts/lib/stack.cjs: gateway, identity, articles, mailer) on free
 // 127.0.0.1 ports, with MongoDB, RabbitMQ and Redis from scripts/lib/backing.cjs (their *_URL from
-// the environment when set, otherwise throw-away servers in a temporary folder), BCRYPT_ROUNDS=10,
+// the environment when set, otherwise throw-away servers in a temporary folder), the default Argon2id costs,
 // and TRUSTED_PROXIES=loopback. It creates one user, then for `seconds`:
 // - `concurrency` loops send PUT /users/me/password with the user's e-mail and wrong passwords
-//   (no master key needed) from 127.0.0.1, as fast as the answers come;
+//   (and a token of the user, which the route needs besides Basic) from 127.0.0.1, as fast as the
+//   answers come;
 // - GET /health on the gateway every 20 ms;
 // - the legitimate owner signs in (POST /auth, right password) every 250 ms from another client
 //   address (X-Forwarded-For: 198.51.100.77, believed from the loopback proxy).
 // Prints /health p50/p99, the legitimate sign-ins' p50 and statuses, the flood's statuses and
-// share of 429s, and how many bcrypt hashes identity actually computed (its metrics).
+// share of 429s, and how many password hashes identity actually computed (its metrics).
 // Only 127.0.0.1 is ever contacted.
 
 const { randomBytes } = require('node:crypto');
@@ -105,6 +106,19 @@ async function main() {
       body: form,
     });
     if (created.status !== 201) throw new Error(`POST /users answered ${created.status}: ${created.body}`);
+    const signInForm = `access_token=${masterKey}`;
+    const signedIn = await request(gw, undefined, {
+      method: 'POST',
+      path: '/auth',
+      headers: {
+        authorization: basic(email, password),
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-length': Buffer.byteLength(signInForm),
+      },
+      body: signInForm,
+    });
+    if (signedIn.status !== 201) throw new Error(`POST /auth answered ${signedIn.status}: ${signedIn.body}`);
+    const userToken = JSON.parse(signedIn.body).token;
     const hashesBefore = await hashesComputed(ports.identity);
 
     const end = Date.now() + seconds * 1000;
@@ -112,7 +126,7 @@ async function main() {
     const flood = [];
     const loops = Array.from({ length: concurrency }, async (_, i) => {
       for (let n = 0; Date.now() < end; n += 1) {
-        const body = JSON.stringify({ password: 'attacker-new-password' });
+        const body = JSON.stringify({ password: 'attacker-new-password', access_token: userToken });
         const res = await request(gw, floodAgent, {
           method: 'PUT',
           path: '/users/me/password',
@@ -161,11 +175,11 @@ async function main() {
     const limited = flood.filter((s) => s === 429).length;
     process.stdout.write(
       [
-        `credential flood: ${concurrency} connections × ${seconds} s of PUT /users/me/password (wrong passwords), BCRYPT_ROUNDS=10, ${os.cpus().length} CPUs`,
+        `credential flood: ${concurrency} connections × ${seconds} s of PUT /users/me/password (wrong passwords), Argon2id defaults, ${os.cpus().length} CPUs`,
         `  flood answers: ${flood.length} ${JSON.stringify(countBy(flood))}; 429s: ${((100 * limited) / Math.max(1, flood.length)).toFixed(1)} %`,
         `  GET /health (gateway): n=${health.length} p50=${f(percentile(health, 0.5))} p99=${f(percentile(health, 0.99))} max=${f(Math.max(...health))}`,
         `  legitimate sign-in from ${LEGIT_ADDRESS}: n=${legit.length} p50=${f(percentile(legit, 0.5))} max=${f(Math.max(...legit))} statuses ${JSON.stringify(countBy(legitStatuses))}`,
-        `  bcrypt hashes computed by identity during the flood: ${hashesAfter - hashesBefore}`,
+        `  password hashes computed by identity during the flood: ${hashesAfter - hashesBefore}`,
         '',
       ].join('\n'),
     );

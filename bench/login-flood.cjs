@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 'use strict';
-// Login flood: does sign-in (bcrypt) keep the identity service's event loop free?
+// Login flood: does sign-in (Argon2id) keep the identity service's event loop free?
 //
 //   npx tsc -b && node bench/login-flood.cjs [--seconds 5] [--concurrency 8]
 //
 // Starts the built identity service (services/identity/dist/start.js) as a child on a free
-// 127.0.0.1 port with BCRYPT_ROUNDS=10, creates one user, then runs `concurrency` sign-in loops
+// 127.0.0.1 port with the default (OWASP) Argon2id costs, creates one user, then runs `concurrency` sign-in loops
 // (POST /auth, HTTP Basic, a master principal signed like the gateway does) for `seconds`, while
 // timing GET /health every 20 ms. Prints health latency idle and under the flood, sign-ins/s, and
 // the time of a wrong-password vs an unknown-e-mail sign-in.
@@ -103,7 +103,6 @@ async function main() {
       REDIS_URL: redis.url,
       PRINCIPAL_SECRET: principalSecret,
       JWT_SECRET: randomBytes(32).toString('hex'),
-      BCRYPT_ROUNDS: '10',
       // The timing of wrong passwords below tries one account 15 times from one address: the
       // back-off (bench:credential-flood measures it) would answer 429 from the sixth on.
       PASSWORD_BACKOFF_FREE_FAILURES: '1000',
@@ -134,7 +133,7 @@ async function main() {
       log(`identity stopped (exit code ${code}, signal ${child.signalCode})`);
     });
 
-    log(`identity (pid ${child.pid}) on ${HOST}:${port}, db ${dbName}, BCRYPT_ROUNDS=10, HASH_WORKERS=${env.HASH_WORKERS}`);
+    log(`identity (pid ${child.pid}) on ${HOST}:${port}, db ${dbName}, Argon2id defaults, HASH_WORKERS=${env.HASH_WORKERS}`);
     const probe = new http.Agent({ keepAlive: false });
     for (let deadline = Date.now() + 20_000; ;) {
       if (child.exitCode !== null) throw new Error(`identity exited with ${child.exitCode}:\n${output}`);
@@ -213,7 +212,7 @@ async function main() {
       ).toFixed(1);
     process.stdout.write(
       [
-        `login flood: ${concurrency} loops × ${elapsed.toFixed(1)} s, BCRYPT_ROUNDS=10, HASH_WORKERS=${env.HASH_WORKERS}, ${os.cpus().length} CPUs`,
+        `login flood: ${concurrency} loops × ${elapsed.toFixed(1)} s, Argon2id defaults, HASH_WORKERS=${env.HASH_WORKERS}, ${os.cpus().length} CPUs`,
         `  sign-ins: ${counts.ok} ok, ${counts.failed} failed, ${(counts.ok / elapsed).toFixed(1)} /s`,
         `  GET /health idle:        ${summary(idle)}`,
         `  GET /health under flood: ${summary(underFlood)}`,

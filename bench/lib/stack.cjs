@@ -47,7 +47,6 @@ async function startBenchStack({ cleanups, log, env = {}, serviceEnv = {} }) {
       TOPOLOGY_PREFIX: `bench-${suffix}.`,
       SMTP_URL: '',
       OUTBOX_DIR: path.join(dataDir, 'outbox'),
-      BCRYPT_ROUNDS: '10',
       ...env,
     },
     ports,

@@ -2,13 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Express } from 'express';
 import proxyaddr from 'proxy-addr';
 import { createHttpApp, createRateLimits, type Logger, type Metrics, type RedisHandle, type RevocationList } from '@restgate/shared';
-import { createAuthenticator } from './authenticate';
+import { createAuthenticator, masterKeyCheck } from './authenticate';
 import type { GatewayConfig } from './config';
 import { corsFor } from './cors';
 import { createDocsRouter } from './docs';
 import { createGate } from './gate';
 import { createPolicyMatcher, effectivePolicy, unknownOverrides, type PolicyRow } from './policy';
-import { createLimitCheck } from './rate-limit';
+import { createGatewayLimits } from './rate-limit';
 import { createUpstreamProxies, upstreamReadiness, type UpstreamAgents, type UpstreamUrls } from './proxy';
 
 export interface GatewayDeps {
@@ -55,7 +55,8 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
     principalSecret: config.PRINCIPAL_SECRET,
     bodyLimit: config.BODY_LIMIT,
     proxies: createUpstreamProxies(config, upstreams, agents),
-    limit: redis ? createLimitCheck(createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:gateway` }), config) : undefined,
+    isMasterKey: masterKeyCheck(config.MASTER_KEY),
+    limits: redis ? createGatewayLimits(createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:gateway` }), config) : undefined,
     clientAddress: (req: IncomingMessage) => proxyaddr(req, trust),
     cors,
   });
@@ -77,6 +78,7 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
     configure: (app) => {
       // req.ip, req.protocol: what a trusted proxy says, as the gate reads it.
       app.set('trust proxy', trust);
+      app.use(gate.count);
       if (cors) app.use(cors);
       // Docs first: every path the policy table doesn't route is a 404 at the gate.
       app.use(

@@ -1,6 +1,6 @@
 import { createHash, createSecretKey, timingSafeEqual } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { AppError, errors, type Principal, type RevocationList } from '@restgate/shared';
+import { AppError, errors, isAppError, type Principal, type RevocationList } from '@restgate/shared';
 
 export interface AuthenticatorOptions {
   masterKey: string;
@@ -25,14 +25,27 @@ function sha256(value: string): Buffer {
 }
 
 /**
- * The master key is compared on SHA-256 digests, so the comparison is constant-time and its
- * duration says nothing about the key's length. Anything else must be a user token: HS256 only
+ * Whether a token is the master key. Compared on SHA-256 digests, so the comparison is
+ * constant-time and its duration says nothing about the key's length.
+ */
+export function masterKeyCheck(masterKey: string): (token: string) => boolean {
+  const digest = sha256(masterKey);
+  return (token) => timingSafeEqual(sha256(token), digest);
+}
+
+/** True for the 401 of a presented credential that failed verification (the authenticator's refusal). */
+export function isBadCredential(err: unknown): boolean {
+  return isAppError(err) && err.code === 'invalid_token';
+}
+
+/**
+ * The master key is recognised by masterKeyCheck. Anything else must be a user token: HS256 only
  * (`alg: none` and RS/HS confusion are refused), with issuer, audience and an expiry, a lifetime
  * no longer than the longest configured one (a token signed with the real secret and a 100-year
  * `exp` is refused), and a session that has not ended (a local lookup: no Redis round trip).
  */
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
-  const masterDigest = sha256(options.masterKey);
+  const isMasterKey = masterKeyCheck(options.masterKey);
   const { revocations, maxLifetimeSeconds: max } = options;
   // A KeyObject, not the string: jsonwebtoken 9 turns a string secret into a key on every verify.
   const key = createSecretKey(Buffer.from(options.jwtSecret));
@@ -43,7 +56,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   };
 
   return (token) => {
-    if (timingSafeEqual(sha256(token), masterDigest)) return { kind: 'master' };
+    if (isMasterKey(token)) return { kind: 'master' };
     let claims: string | jwt.JwtPayload;
     try {
       claims = jwt.verify(token, key, verifyOptions);
@@ -55,13 +68,14 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (typeof claims !== 'object' || typeof claims.exp !== 'number') {
       throw errors.unauthorized('The access token is not valid.', true);
     }
-    const { sub, role, sid, iat, exp } = claims as { sub?: unknown; role?: unknown; sid?: unknown; iat?: unknown; exp: number };
+    const { sub, role, sid, iat, exp, cep } = claims as { sub?: unknown; role?: unknown; sid?: unknown; iat?: unknown; exp: number; cep?: unknown };
     if (
       typeof sub !== 'string' ||
       !OBJECT_ID.test(sub) ||
       (role !== 'user' && role !== 'admin') ||
       typeof sid !== 'string' ||
-      sid.length === 0
+      sid.length === 0 ||
+      (cep !== undefined && (typeof cep !== 'number' || !Number.isFinite(cep)))
     ) {
       throw errors.unauthorized('The access token is not valid.', true);
     }
@@ -72,7 +86,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (revocations) {
       // Never loaded (Redis away since the start): an empty list would re-admit every ended session.
       if (!revocations.loaded()) throw revocationsUnavailable();
-      if (revocations.isRevoked({ sessionId: sid, userId: sub, issuedAt: iat })) {
+      // `cep`: which password the session was opened with (absent: the user's first, or a token from before the claim).
+      if (revocations.isRevoked({ sessionId: sid, userId: sub, credentialsEpoch: typeof cep === 'number' ? cep : 0 })) {
         throw errors.unauthorized('The session of this access token has ended: sign in again.', true);
       }
     }

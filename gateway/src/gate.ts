@@ -7,23 +7,26 @@ import {
   hasBody,
   labelRoute,
   parseAuthorization,
+  rateLimited,
   requestIdOf,
   rethrowNext,
   signClientAddress,
   signPrincipal,
   singleCredential,
+  takesBasic,
+  type Authorization,
   type Lane,
   type PresentedToken,
   type Principal,
 } from '@restgate/shared';
 import { assertCredentialKinds } from './access-hints';
-import type { Authenticator } from './authenticate';
+import { isBadCredential, type Authenticator } from './authenticate';
 import { explainPreflight } from './cors';
 import { takeAccessTokens } from './credentials';
 import { rewriteForwardHeaders } from './forward-headers';
 import type { PolicyMatcher, PolicyRow } from './policy';
 import { setForwardBody, type Proxy } from './proxy';
-import type { LimitCheck } from './rate-limit';
+import { assertAllowed, setRateLimitHeaders, type GatewayLimits } from './rate-limit';
 import { assertSingleBodyToken, readBody, stripBodyTokens, type BodyReader } from './request-body';
 
 export interface GateOptions {
@@ -35,8 +38,10 @@ export interface GateOptions {
   proxies: Record<string, Proxy>;
   /** The client's address: the socket's, or what a trusted proxy says in `X-Forwarded-For`. */
   clientAddress: (req: IncomingMessage) => string;
-  /** Per-address ceilings, checked once the principal is known (rate-limit.ts). */
-  limit?: LimitCheck;
+  /** Whether a token is the master key (masterKeyCheck): its requests count against its own ceiling from arrival. */
+  isMasterKey: (token: string) => boolean;
+  /** Per-address ceilings (rate-limit.ts): the one on all routes as a request arrives, the others once the principal is known. */
+  limits?: GatewayLimits;
   /** CORS headers for the origins the gateway lets in (its preflights never reach the gate). */
   cors?: RequestHandler;
 }
@@ -46,6 +51,11 @@ export interface Gate {
   lane: Lane;
   /** For a request the lane did not claim and nothing else answered: the table's 404 or 405. */
   refuse: RequestHandler;
+  /**
+   * The ceiling on all routes for the requests Express serves past the operations paths (the
+   * docs, preflights, the 404s and 405s): every request counts, not only the routed ones.
+   */
+  count: RequestHandler;
 }
 
 function splitUrl(url: string): { path: string; query: string } {
@@ -54,10 +64,11 @@ function splitUrl(url: string): { path: string; query: string } {
 }
 
 /**
- * The gateway's pipeline for a route of the policy table: policy lookup → body (415/413/400) →
- * credential → principal → access (400/401/403) → per-address ceilings (429) → proxy to the
- * row's upstream, the request rewritten for the service on the way: credential out (query, body,
- * Bearer), signed principal, client address and request id in.
+ * The gateway's pipeline for a route of the policy table: policy lookup → the ceiling on all
+ * routes (429) → body (415/413/400) → credential → principal (401, counted per address when the
+ * credential is bad: 429 past its ceiling) → access (400/401/403) → the route's own ceiling (429)
+ * → proxy to the row's upstream, the request rewritten for the service on the way: credential out
+ * (query, body, Bearer), signed principal, client address and request id in.
  */
 export function createGate(options: GateOptions): Gate {
   const routes = new WeakMap<IncomingMessage, PolicyRow>();
@@ -78,26 +89,63 @@ export function createGate(options: GateOptions): Gate {
       options.cors?.(req as never, res as never, rethrowNext);
       // Read before admission rewrites X-Forwarded-For.
       const address = options.clientAddress(req);
-      const body = hasBody(req) ? await bodyOf(req, res) : undefined;
-      const principal = admit(options, req, route, body, address);
-      if (options.limit) await options.limit(address, res, route, principal);
+      const seen = route.level === 'provider' ? undefined : credentialsInSight(req);
+      const given = seen ? tokensGiven(seen) : [];
+      // Counted before the body is read or a credential checked, so that what is refused counts too.
+      const arrival = options.limits && (await options.limits.arrive(address, given.length === 1 && options.isMasterKey(given[0]!)));
+      // Over the ceiling, only the master key may still pass (its own is higher), and only a body can still hold it.
+      if (arrival && !(seen && given.length === 0 && hasBody(req))) assertAllowed(arrival.decision);
+      let principal: Principal;
+      try {
+        const body = hasBody(req) ? await bodyOf(req, res) : undefined;
+        principal = admit(options, req, route, body, address, seen);
+      } catch (err) {
+        if (arrival) assertAllowed(arrival.decision);
+        throw (isBadCredential(err) && (await options.limits?.badCredential(address))) || err;
+      }
+      if (arrival) await options.limits!.admitted(arrival, res, route, principal);
       await options.proxies[route.upstream]!(req, res);
     },
   };
 
   const refuse: RequestHandler = (req, _res, next) => {
     // The raw path, as `claims` reads it (Express's req.path would read an absolute-form URL's).
-    const path = splitUrl(req.url).path;
+    let row: PolicyRow;
     try {
-      options.matchRoute(req.method, path);
+      row = options.matchRoute(req.method, splitUrl(req.url).path);
     } catch (err) {
       return next(explainPreflight(req, err));
     }
     // The lane claims every request the table matches: reaching here means it was bypassed.
-    next(new Error(`gate: ${req.method} ${path} matches the policy table but reached Express`));
+    // The row's pattern, not the path: the log line must not carry a token from the path.
+    next(new Error(`gate: ${req.method} ${row.path} matches the policy table but reached Express`));
   };
 
-  return { lane, refuse };
+  const count: RequestHandler = (req, res, next) => {
+    if (!options.limits) return next();
+    options.limits.arrive(options.clientAddress(req), false).then((arrival) => {
+      if (!arrival.decision.allowed) return next(rateLimited(arrival.decision));
+      setRateLimitHeaders(res, [arrival.decision]);
+      next();
+    }, next);
+  };
+
+  return { lane, refuse, count };
+}
+
+/** The credentials a request shows before its body is read: `access_token` in the query, a Bearer header. */
+interface InSight {
+  fromQuery: { tokens: string[]; rest: string };
+  authorization: Authorization | undefined;
+}
+
+function credentialsInSight(req: IncomingMessage): InSight {
+  return { fromQuery: takeAccessTokens(splitUrl(req.url ?? '/').query), authorization: parseAuthorization(req.headers.authorization) };
+}
+
+/** The tokens in sight that count as given (an empty `access_token` is none: see singleCredential). */
+function tokensGiven({ fromQuery, authorization }: InSight): string[] {
+  return [...fromQuery.tokens.filter((token) => token !== ''), ...(authorization?.scheme === 'bearer' ? [authorization.token] : [])];
 }
 
 /**
@@ -107,21 +155,20 @@ export function createGate(options: GateOptions): Gate {
  * a bad or expired token gets a 401 `invalid_token` instead of silently being served as
  * anonymous, which would hide its bug (and a public GET may answer differently per principal).
  */
-function admit(options: GateOptions, req: IncomingMessage, route: PolicyRow, raw: Buffer | undefined, address: string): Principal {
+function admit(options: GateOptions, req: IncomingMessage, route: PolicyRow, raw: Buffer | undefined, address: string, seen?: InSight): Principal {
   const method = req.method ?? 'GET';
-  const { path, query } = splitUrl(req.url ?? '/');
+  const { path } = splitUrl(req.url ?? '/');
   let principal: Principal = ANONYMOUS;
   let body = raw;
   let keepAuthorization: boolean;
 
-  if (route.level === 'provider') {
+  if (!seen) {
     // Social login: the credential is the provider's token, for identity to exchange; untouched.
     assertSingleBodyToken(req, raw);
     keepAuthorization = true;
   } else {
-    const fromQuery = takeAccessTokens(query);
+    const { fromQuery, authorization } = seen;
     const fromBody = stripBodyTokens(req, raw);
-    const authorization = parseAuthorization(req.headers.authorization);
     const presented: PresentedToken[] = [
       ...fromQuery.tokens.map((token) => ({ place: 'query' as const, token })),
       ...fromBody.tokens.map((token) => ({ place: 'body' as const, token })),
@@ -135,7 +182,7 @@ function admit(options: GateOptions, req: IncomingMessage, route: PolicyRow, raw
     req.url = fromQuery.rest ? `${path}?${fromQuery.rest}` : path;
     body = fromBody.body;
     // HTTP Basic is the service's own check on basic routes; any other Authorization stops here.
-    keepAuthorization = (route.level === 'basic' || route.level === 'master+basic') && authorization?.scheme === 'basic';
+    keepAuthorization = takesBasic(route.level) && authorization?.scheme === 'basic';
   }
 
   rewriteForwardHeaders(req.headers, {

@@ -1,5 +1,5 @@
 import { match } from 'path-to-regexp';
-import { applyPolicy, errors, parsePolicyOverrides, routeKey, type AccessLevel, type HttpMethod, type RouteSpec, type ServiceApi } from '@restgate/shared';
+import { applyPolicy, errors, parsePolicyOverrides, routeKey, urlRedactor, type AccessLevel, type HttpMethod, type RouteSpec, type ServiceApi } from '@restgate/shared';
 
 /** One row of the gateway's policy table: which principal a method + path needs, and where it goes. */
 export interface PolicyRow {
@@ -65,9 +65,12 @@ export function createPolicyMatcher(table: readonly PolicyRow[]): PolicyMatcher 
     }))
     .sort((a, b) => a.params - b.params || a.index - b.index);
 
+  // The 404 names the path the client sent, with any token in it hidden as the access log hides it.
+  const shown = urlRedactor(table.flatMap((row) => (row.spec ? [row.spec] : [])));
+
   return (method, path) => {
     const matching = compiled.filter((c) => c.test(path) !== false);
-    if (matching.length === 0) throw errors.routeNotFound(method, path);
+    if (matching.length === 0) throw errors.routeNotFound(method, shown(path));
     const candidates = matching.filter((c) => c.row.path === matching[0]!.row.path);
     const wanted = (method === 'HEAD' ? 'GET' : method).toUpperCase();
     const hit = candidates.find((c) => c.row.method.toUpperCase() === wanted);

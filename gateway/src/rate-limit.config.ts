@@ -20,7 +20,11 @@ export const rateLimitConfigKeys = {
     .description(
       'Proxies whose X-Forwarded-For names the client: comma-separated addresses or CIDR ranges, or loopback, linklocal, uniquelocal. Empty: the socket address is the client.',
     ),
-  RATE_LIMIT_ALL: quota('600/60', 'Requests to any route'),
+  RATE_LIMIT_ALL: quota('600/60', 'Requests to any route, counted as they arrive (refused ones too)'),
+  RATE_LIMIT_BAD_CREDENTIALS: quota(
+    '30/60',
+    'Bad credentials (a wrong master key; an invalid, expired, forged or ended token), answered 429 instead of 401 past it; valid credentials never count here nor are refused by it',
+  ),
   RATE_LIMIT_CREDENTIALS: quota('20/60', 'Password checks (POST /auth, PUT /users/:id/password)'),
   RATE_LIMIT_SIGN_UP: quota('10/60', 'Sign-ups (POST /users)'),
   RATE_LIMIT_REFRESH: quota('30/60', 'Token refreshes (POST /auth/refresh)'),
@@ -39,6 +43,7 @@ export interface RateLimitConfig {
   REDIS_KEY_PREFIX: string;
   TRUSTED_PROXIES: string;
   RATE_LIMIT_ALL: string;
+  RATE_LIMIT_BAD_CREDENTIALS: string;
   RATE_LIMIT_CREDENTIALS: string;
   RATE_LIMIT_SIGN_UP: string;
   RATE_LIMIT_REFRESH: string;

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import {
   countLocally,
+  type AppError,
   parseQuota,
   rateLimited,
   rateLimitHeaders,
@@ -33,8 +34,9 @@ export const ROUTE_LIMITS: Readonly<Record<string, RouteLimitName>> = {
   'POST /email-verifications': 'email-verifications',
 };
 
-const QUOTA_KEYS: Record<RouteLimitName | 'all', keyof GatewayConfig> = {
+const QUOTA_KEYS: Record<RouteLimitName | 'all' | 'bad-credentials', keyof GatewayConfig> = {
   all: 'RATE_LIMIT_ALL',
+  'bad-credentials': 'RATE_LIMIT_BAD_CREDENTIALS',
   credentials: 'RATE_LIMIT_CREDENTIALS',
   'sign-up': 'RATE_LIMIT_SIGN_UP',
   refresh: 'RATE_LIMIT_REFRESH',
@@ -46,7 +48,34 @@ const QUOTA_KEYS: Record<RouteLimitName | 'all', keyof GatewayConfig> = {
 /** How often each gateway adds its counts of the ceiling on all routes to Redis. */
 const ALL_ROUTES_SYNC_MS = 200;
 
-export type LimitCheck = (address: string, res: ServerResponse, route: { method: string; path: string }, principal: Principal) => Promise<void>;
+/** A request counted against the ceiling on all routes as it arrived. */
+export interface Arrival {
+  address: string;
+  /** Counted against the master key's ceiling: the master key was in the query or a Bearer header. */
+  trusted: boolean;
+  decision: LimitDecision;
+}
+
+export interface GatewayLimits {
+  /**
+   * Counts the request against its address's ceiling on all routes as it arrives, before its body
+   * is read or its credential checked: refused requests (a bad credential, a malformed body) count
+   * like any other. `trusted` when the master key is already in sight (query, Bearer header).
+   */
+  arrive(address: string, trusted: boolean): Promise<Arrival>;
+  /**
+   * Once the principal is known: the route's own ceiling, and the master key's ceiling on all
+   * routes when the key was found only in the body. Throws the 429; sets the draft headers.
+   * Synchronous (no promise) when there is nothing left to count, the common case.
+   */
+  admitted(arrival: Arrival, res: ServerResponse, route: { method: string; path: string }, principal: Principal): Promise<void> | void;
+  /**
+   * A credential that failed verification: counted in the address's own bucket for them, which
+   * valid credentials never touch. Resolves to the 429 to answer instead of the 401 once the
+   * bucket is full, or undefined.
+   */
+  badCredential(address: string): Promise<AppError | undefined>;
+}
 
 /**
  * The gateway's per-address ceilings, counted in Redis so they hold across gateway replicas (the
@@ -55,8 +84,8 @@ export type LimitCheck = (address: string, res: ServerResponse, route: { method:
  * (counted apart from the same address's other requests). While Redis is away each replica counts
  * in its own memory (logged, and counted in `rate_limit_store_errors_total`).
  */
-export function createLimitCheck(limits: RateLimits, config: GatewayConfig): LimitCheck {
-  const make = (name: RouteLimitName | 'all', factor: number, suffix: string): Limiter => {
+export function createGatewayLimits(limits: RateLimits, config: GatewayConfig): GatewayLimits {
+  const make = (name: keyof typeof QUOTA_KEYS, factor: number, suffix: string): Limiter => {
     const quota = parseQuota(String(config[QUOTA_KEYS[name]]));
     const limiter = limits.limiter({ name: `${name}${suffix}`, points: quota.points * factor, seconds: quota.seconds, onStoreError: 'memory' });
     // Every request passes the ceiling on all routes, and almost none come near it: counted here,
@@ -67,19 +96,47 @@ export function createLimitCheck(limits: RateLimits, config: GatewayConfig): Lim
     limits.store.once('end', counted.stop);
     return counted;
   };
-  const names = Object.keys(QUOTA_KEYS) as (RouteLimitName | 'all')[];
+  const names = (Object.keys(QUOTA_KEYS) as (keyof typeof QUOTA_KEYS)[]).filter((n) => n !== 'bad-credentials');
   const plain = new Map(names.map((n) => [n, make(n, 1, '')]));
   const trusted = new Map(names.map((n) => [n, make(n, config.RATE_LIMIT_MASTER_FACTOR, '-master')]));
+  // A bad credential is nobody's, the master key's least of all: one bucket, never raised.
+  const bad = make('bad-credentials', 1, '');
 
-  return async (address, res, route, principal) => {
-    const set = principal.kind === 'master' ? trusted : plain;
-    const own = ROUTE_LIMITS[routeKey(route.method, route.path)];
-    // Both counts at once: with the client's auto-pipelining they travel in one write and come
-    // back in one read, one round trip to Redis instead of two.
-    const decisions: LimitDecision[] = await Promise.all([set.get('all')!.consume(address), ...(own ? [set.get(own)!.consume(address)] : [])]);
-    const refused = decisions.find((d) => !d.allowed);
-    if (refused) throw rateLimited(refused, decisions);
-    // Services read the headers back from the response only through the proxy: set them now.
-    for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) res.setHeader(name, value);
+  return {
+    async arrive(address, isTrusted) {
+      return { address, trusted: isTrusted, decision: await (isTrusted ? trusted : plain).get('all')!.consume(address) };
+    },
+    admitted(arrival, res, route, principal) {
+      const master = principal.kind === 'master';
+      const set = master ? trusted : plain;
+      const own = ROUTE_LIMITS[routeKey(route.method, route.path)];
+      // The master key seen only in the body was counted as anyone's on arrival: its own ceiling decides.
+      const recount = master && !arrival.trusted;
+      if (!recount) assertAllowed(arrival.decision);
+      if (!own && !recount) return setRateLimitHeaders(res, [arrival.decision]);
+      // Both counts at once: with the client's auto-pipelining they travel in one write and come
+      // back in one read, one round trip to Redis instead of two.
+      return Promise.all([recount ? set.get('all')!.consume(arrival.address) : arrival.decision, ...(own ? [set.get(own)!.consume(arrival.address)] : [])]).then(
+        (decisions) => {
+          const refused = decisions.find((d) => !d.allowed);
+          if (refused) throw rateLimited(refused, decisions);
+          setRateLimitHeaders(res, decisions);
+        },
+      );
+    },
+    async badCredential(address) {
+      const decision = await bad.consume(address);
+      return decision.allowed ? undefined : rateLimited(decision, [decision], `Too many requests with a bad credential from this address. Try again in ${decision.resetSeconds} s.`);
+    },
   };
+}
+
+/** The 429 of a refused count on all routes. */
+export function assertAllowed(decision: LimitDecision): void {
+  if (!decision.allowed) throw rateLimited(decision);
+}
+
+/** The draft headers of the counts a request passed. The proxy sends them on with the service's answer. */
+export function setRateLimitHeaders(res: ServerResponse, decisions: LimitDecision[]): void {
+  for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) res.setHeader(name, value);
 }

@@ -36,8 +36,8 @@ function tokenIssued(iatFromNow: number, expFromNow: number, claims: Record<stri
 /** A revocation list held in memory, as the gateway's copy would be once loaded. */
 function listOf(ended: { sessions?: string[]; users?: Array<[string, number]> }, loaded = true): RevocationList {
   return {
-    isRevoked: ({ sessionId, userId, issuedAt }) =>
-      (ended.sessions ?? []).includes(sessionId) || (ended.users ?? []).some(([u, before]) => u === userId && issuedAt * 1000 < before),
+    isRevoked: ({ sessionId, userId, credentialsEpoch }) =>
+      (ended.sessions ?? []).includes(sessionId) || (ended.users ?? []).some(([u, before]) => u === userId && credentialsEpoch < before),
     loaded: () => loaded,
     whenLoaded: async () => loaded,
     size: () => 0,
@@ -112,12 +112,19 @@ describe('createAuthenticator', () => {
     expect(check(aUserToken({ sub }))).toMatchObject({ kind: 'user', id: sub });
   });
 
-  test("a user's tokens issued before the user-wide revocation are 401", () => {
+  test("a user's tokens of sessions opened with credentials older than the user-wide revocation are 401; newer ones pass", () => {
     const sub = anObjectId();
-    const check = createAuthenticator({ ...options, revocations: listOf({ users: [[sub, Date.now() + 5_000]] }) });
+    const changedAt = Date.now();
+    const check = createAuthenticator({ ...options, revocations: listOf({ users: [[sub, changedAt]] }) });
 
     expect(() => check(aUserToken({ sub }))).toThrow(expect.objectContaining({ status: 401 }));
+    expect(() => check(tokenIssued(0, 600, { sub, id: sub, cep: changedAt - 1 }))).toThrow(expect.objectContaining({ status: 401 }));
+    expect(check(tokenIssued(0, 600, { sub, id: sub, cep: changedAt }))).toMatchObject({ kind: 'user', id: sub });
     expect(check(aUserToken())).toMatchObject({ kind: 'user' });
+  });
+
+  test('a credentials epoch that is not a number is refused', () => {
+    expect(() => authenticate(tokenIssued(0, 600, { cep: '0' }))).toThrow(expect.objectContaining({ status: 401, code: 'invalid_token' }));
   });
 
   test('while the list was never loaded, user tokens are 503 and the master key still passes', () => {

@@ -288,23 +288,51 @@ describe('HTTP Basic and provider tokens', () => {
     expect(res.headers['www-authenticate']).toBe('Basic realm="restgate"');
     expect(res.body).toMatchObject({
       code: 'basic_required',
-      detail: "This route needs HTTP Basic (the user's e-mail and password in Authorization: Basic), not a Bearer token.",
+      detail:
+        "This route needs HTTP Basic (the user's e-mail and password in Authorization: Basic), not a Bearer token; a token goes as access_token.",
     });
     expect(forwarded).toBe(0);
   });
 
-  test('when PUT /users/me/password carries Basic, then it is forwarded untouched for identity to check', async () => {
+  test('when PUT /users/me/password carries Basic and the user token as access_token, then Basic is forwarded untouched for identity to check, with the user as principal', async () => {
+    const id = anObjectId();
     const res = await request(gateway.app)
       .put('/users/me/password')
       .set('Authorization', basic)
       .type('form')
-      .send({ password: 'new-secret-123' });
+      .send({ password: 'new-secret-123', access_token: aUserToken({ sub: id }) });
 
     expect(res.status).toBe(200);
     const received = identity.last();
     expect(received.headers.authorization).toBe(basic);
     expect(received.body.toString()).toBe('password=new-secret-123');
-    expect(principalOf(received, TEST_PRINCIPAL_SECRET)).toEqual({ kind: 'anonymous' });
+    expect(principalOf(received, TEST_PRINCIPAL_SECRET)).toMatchObject({ kind: 'user', id });
+  });
+
+  test.each([
+    ['Basic alone', { authorization: true, token: undefined }, 'user_token_missing'],
+    ['nothing', { authorization: false, token: undefined }, 'credential_missing'],
+  ])('when PUT /users/me/password carries %s (no user token), then 401 naming what is missing, and nothing is forwarded', async (_label, sent, code) => {
+    let res!: request.Response;
+    const forwarded = await forwardedDuring(async () => {
+      let req = request(gateway.app).put('/users/me/password');
+      if (sent.authorization) req = req.set('Authorization', basic);
+      res = await req.type('form').send({ password: 'new-secret-123' });
+    });
+
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ code });
+    expect(forwarded).toBe(0);
+  });
+
+  test('when PUT /users/me/password carries Basic and the master key, then 403: the master key is not the user', async () => {
+    const res = await request(gateway.app)
+      .put('/users/me/password')
+      .set('Authorization', basic)
+      .type('form')
+      .send({ password: 'new-secret-123', access_token: TEST_MASTER_KEY });
+
+    expect(res.status).toBe(403);
   });
 
   test('when a route that is not basic gets a Basic header, then the header is not forwarded', async () => {

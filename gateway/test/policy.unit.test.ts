@@ -30,7 +30,7 @@ describe("the policy table (from the services' route specs)", () => {
     ['PUT', '/users/me', 'user', 'identity'],
     ['PATCH', '/users/me', 'user', 'identity'],
     ['PATCH', '/users/0123456789abcdef01234567', 'user', 'identity'],
-    ['PUT', '/users/me/password', 'basic', 'identity'],
+    ['PUT', '/users/me/password', 'user+basic', 'identity'],
     ['DELETE', '/users/0123456789abcdef01234567', 'admin', 'identity'],
     ['POST', '/auth', 'master+basic', 'identity'],
     ['POST', '/auth/github', 'provider', 'identity'],

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { verifyClientAddress } from '@restgate/shared';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 import { aKeyPrefix, seriesValue, startLimitedGateway, type LimitedGateway } from './support/limited-gateway';
-import { TEST_MASTER_KEY } from './support/tokens';
+import { aUserToken, TEST_MASTER_KEY } from './support/tokens';
 import { startUpstream, type TestUpstream } from './support/upstream';
 
 let identity: TestUpstream;
@@ -26,7 +26,10 @@ async function aGateway(env: Record<string, string>): Promise<LimitedGateway> {
 }
 
 const passwordChange = (gateway: LimitedGateway, forwardedFor?: string) => {
-  const test = request(gateway.app).put('/users/me/password').set('Authorization', 'Basic YUBiLmM6d3Jvbmc=').send({ password: 'x' });
+  const test = request(gateway.app)
+    .put('/users/me/password')
+    .set('Authorization', 'Basic YUBiLmM6d3Jvbmc=')
+    .send({ password: 'x', access_token: aUserToken() });
   return forwardedFor ? test.set('X-Forwarded-For', forwardedFor) : test;
 };
 

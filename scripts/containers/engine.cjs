@@ -18,6 +18,19 @@ const seconds = (ms) => `${Math.round(ms / 1000)} s`;
 
 class Failure extends Error {}
 
+/** `step(title, fn)` logs the title, runs fn and adds its duration to `timings` (for the closing line). */
+function timedSteps(log) {
+  const timings = [];
+  const step = async (title, fn) => {
+    const t = Date.now();
+    log(`${title}…`);
+    const result = await fn();
+    timings.push(`${title}: ${seconds(Date.now() - t)}`);
+    return result;
+  };
+  return { step, timings };
+}
+
 /** Runs a command to its end within `timeoutMs`; resolves with its output, rejects on a non-zero exit. */
 function exec(cmd, args, { timeoutMs = 10 * MINUTE, inherit = false, env = process.env, cwd = ROOT } = {}) {
   return new Promise((resolve, reject) => {
@@ -103,4 +116,4 @@ async function stopEngine(pid, log) {
   log(`stopped dockerd (pid ${pid})`);
 }
 
-module.exports = { CACHE, exec, Failure, MINUTE, ROOT, seconds, sleep, startEngine, stopEngine };
+module.exports = { CACHE, exec, Failure, MINUTE, ROOT, seconds, sleep, startEngine, stopEngine, timedSteps };

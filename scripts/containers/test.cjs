@@ -15,7 +15,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { ensureInstalled, runBin } = require('../lib/install.cjs');
-const { exec, Failure, MINUTE, seconds, startEngine, stopEngine } = require('./engine.cjs');
+const { exec, Failure, MINUTE, seconds, startEngine, stopEngine, timedSteps } = require('./engine.cjs');
 const { STANDIN_NODE_IMAGE, describeStandins, imagesOf, standinOverride } = require('./standins.cjs');
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -70,14 +70,7 @@ async function chooseImages(model) {
 
 async function main() {
   const started = Date.now();
-  const timings = [];
-  const step = async (title, fn) => {
-    const t = Date.now();
-    log(`${title}…`);
-    const result = await fn();
-    timings.push(`${title}: ${seconds(Date.now() - t)}`);
-    return result;
-  };
+  const { step, timings } = timedSteps(log);
 
   await checkPortsFree();
   await step('install and build the workspace', () => ensureInstalled({ build: false, log }));

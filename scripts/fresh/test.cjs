@@ -15,7 +15,7 @@
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { exec, Failure, MINUTE, ROOT, seconds, startEngine, stopEngine } = require('../containers/engine.cjs');
+const { exec, Failure, MINUTE, ROOT, seconds, startEngine, stopEngine, timedSteps } = require('../containers/engine.cjs');
 
 const IMAGE = 'restgate-fresh/machine:bookworm';
 const PROVISION = path.join(ROOT, 'scripts', 'containers', 'provision.sh');
@@ -47,14 +47,7 @@ async function toolchainMounts() {
 
 async function main() {
   const started = Date.now();
-  const timings = [];
-  const step = async (title, fn) => {
-    const t = Date.now();
-    log(`${title}…`);
-    const result = await fn();
-    timings.push(`${title}: ${seconds(Date.now() - t)}`);
-    return result;
-  };
+  const { step, timings } = timedSteps(log);
 
   await step('provision the engine and the pristine root file system', () =>
     exec('bash', [PROVISION, 'fresh-rootfs'], { inherit: true, timeoutMs: 30 * MINUTE }),

@@ -50,7 +50,8 @@ export function requestContext(req: IncomingMessage): { id: string; log: Logger 
 /**
  * Request id, request logger and one completion line per request:
  * `{ requestId, req: { id, method, url }, res: { statusCode }, responseTime, msg: 'request completed' }`,
- * at level error for a 5xx (msg `request errored`), `aborted: true` when the client left first.
+ * at level error for a 5xx (msg `request errored`) but a 503 with `Retry-After` (warn, `request refused, retry later`),
+ * `aborted: true` when the client left first.
  *
  * It does what pino-http did for us with a fraction of its per-request work: pino-http made two
  * child loggers per request and ran a full request serializer to build the second, even for
@@ -88,6 +89,9 @@ function completionLine(logger: Logger, res: ServerResponse, req: { id: string; 
     responseTime: Math.round(elapsed),
     ...(res.writableFinished ? {} : { aborted: true }),
   };
-  if (res.statusCode >= 500) logger.error({ ...line, err: { message: `failed with status code ${res.statusCode}` } }, 'request errored');
+  // A 503 with Retry-After is a refusal on purpose (a full queue under a flood): a warning, not a
+  // failure, and never a stack; the service that refused says why, a few lines a minute at most.
+  if (res.statusCode === 503 && res.hasHeader('retry-after')) logger.warn(line, 'request refused, retry later');
+  else if (res.statusCode >= 500) logger.error({ ...line, err: { message: `failed with status code ${res.statusCode}` } }, 'request errored');
   else logger.info(line, 'request completed');
 }

@@ -20,6 +20,11 @@ export interface AppErrorOptions {
   headers?: Record<string, string>;
   /** False for programmer errors: the process may be in a bad state. */
   isOperational?: boolean;
+  /**
+   * An answer the service gives on purpose under load (a full queue: 503 `busy`), not a failure:
+   * logged as a warning without a stack, a few lines per minute at most, however many there are.
+   */
+  expected?: boolean;
   cause?: unknown;
 }
 
@@ -31,6 +36,7 @@ export class AppError extends Error {
   readonly extras: Record<string, unknown>;
   readonly headers: Record<string, string>;
   readonly isOperational: boolean;
+  readonly expected: boolean;
 
   constructor(options: AppErrorOptions) {
     super(options.detail ?? options.title, { cause: options.cause });
@@ -42,6 +48,7 @@ export class AppError extends Error {
     this.extras = options.extras ?? {};
     this.headers = options.headers ?? {};
     this.isOperational = options.isOperational ?? true;
+    this.expected = options.expected ?? false;
   }
 }
 

@@ -97,7 +97,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     securityHeaders(),
   ];
   app.use(...prelude);
-  if (options.lane) serveLane(app, options.lane, prelude, answerError(options.logger));
+  if (options.lane) serveLane(app, options.lane, prelude, answerError(options.logger, redact));
   mountHealth(app, options.readiness ?? []);
   mountMetrics(app, metrics, options.metricsAccess ?? 'open');
   // Other methods on these paths stop here too: nothing after (a route table, the gateway's proxy) sees them.
@@ -114,8 +114,8 @@ export function createHttpApp(options: HttpAppOptions): Express {
     mountRoutes(app, options.routes, { principalSecret: options.principalSecret });
   }
   options.configure?.(app);
-  app.use((req, _res, next) => next(errors.routeNotFound(req.method, req.path)));
-  app.use(problemHandler(options.logger));
+  app.use((req, _res, next) => next(errors.routeNotFound(req.method, redact(req.path))));
+  app.use(problemHandler(options.logger, redact));
   return app;
 }
 
@@ -193,34 +193,71 @@ function mountOpenApi(app: Express, routes: RouteDef[], name = 'restgate service
 }
 
 /**
- * The access log's view of a URL: `access_token` in the query and each secret path parameter of
- * `routes` (`/password-resets/:token`) replaced by `[redacted]`. Matching is by segments, on the
- * raw path, so that a malformed escape or an unknown method hides the token all the same.
+ * The access log's view of a URL, with the secrets a URL can carry hidden by rules that path
+ * tricks can't get around (`//password-resets/<t>`, `/password-resets//<t>`, `%2F`, `%252D`,
+ * `\`, dot segments, other cases, full-width letters):
+ * - a path that names a secret route anywhere (the literal segment before the route's first
+ *   secret parameter, `password-resets` for `/password-resets/:token`), once decoded until it
+ *   stops changing, NFKC-normalised and lower-cased, is shown up to that name, with
+ *   `/[redacted]` for anything after it and `?[redacted]` for any query;
+ * - anywhere else, a run of 32 or more base64url characters mixing cases and digits (what a
+ *   random token looks like: a reset token is 43) is `[redacted]`, looked for in the URL decoded;
+ * - `access_token` in the query is `[redacted]` (redactUrl).
  */
 export function urlRedactor(routes: readonly SecretRoute[]): (url: string) => string {
-  const patterns = routes
-    .filter((route) => route.secretParams?.length)
-    .map((route) => route.path.split('/').map((segment) => ({ literal: segment.startsWith(':') ? undefined : segment.toLowerCase(), secret: route.secretParams!.includes(segment.slice(1)) })));
+  const names = [...new Set(routes.flatMap((route) => secretRouteName(route) ?? []))];
   return (url) => {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    const segments = path.split('/');
-    // Express matches `/x/` as `/x`: the trailing empty segment is kept but not matched.
-    const compared = segments.length > 1 && segments.at(-1) === '' ? segments.slice(0, -1) : segments;
-    const hit = patterns.find(
-      (p) => p.length === compared.length && p.every((part, i) => part.literal === undefined || part.literal === lowerDecoded(compared[i]!)),
-    );
-    const shown = hit ? segments.map((segment, i) => (hit[i]?.secret ? '[redacted]' : segment)).join('/') : path;
-    return redactUrl(shown + (q === -1 ? '' : url.slice(q)));
+    const plain = readable(path).toLowerCase().replaceAll('\\', '/');
+    for (const name of names) {
+      const at = plain.indexOf(name);
+      if (at === -1) continue;
+      const rest = plain.slice(at + name.length);
+      return `${hideTokenRuns(plain.slice(0, at + name.length))}${/[^/]/.test(rest) ? '/[redacted]' : rest}${q === -1 ? '' : '?[redacted]'}`;
+    }
+    const decoded = readable(url);
+    const hidden = hideTokenRuns(decoded);
+    return redactUrl(hidden === decoded ? url : hidden);
   };
 }
 
-/** A segment as a router may read it: `password%2Dresets` is `password-resets` to some. */
-function lowerDecoded(segment: string): string {
+/** The literal segment just before a route's first secret parameter, lower-cased. */
+function secretRouteName(route: SecretRoute): string | undefined {
+  const segments = route.path.split('/');
+  const secret = segments.findIndex((segment) => segment.startsWith(':') && route.secretParams?.includes(segment.slice(1)));
+  const name = segments[secret - 1];
+  return secret > 0 && name && !name.startsWith(':') ? name.toLowerCase() : undefined;
+}
+
+/** Runs of base64url characters long enough to be a random secret (linear to scan: no lookarounds). */
+const LONG_RUNS = /[A-Za-z0-9_-]{32,}/g;
+
+/** A run that looks like a random secret: mixing lower case, upper case, and digits or `-`/`_`. */
+const looksRandom = (run: string): boolean => /[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9_-]/.test(run);
+
+function hideTokenRuns(text: string): string {
+  return text.replace(LONG_RUNS, (run) => (looksRandom(run) ? '[redacted]' : run));
+}
+
+/** `text` as a reader may take it: %-escapes decoded until nothing changes (a few rounds), NFKC. */
+function readable(text: string): string {
+  let current = text;
+  for (let round = 0; round < 4 && current.includes('%'); round++) {
+    const next = decodeLoosely(current);
+    if (next === current) break;
+    current = next;
+  }
+  // Only text beyond printable ASCII can change (full-width letters become ASCII).
+  return /[^ -~]/.test(current) ? current.normalize('NFKC') : current;
+}
+
+/** decodeURIComponent, or byte by byte when a malformed escape makes it throw. */
+function decodeLoosely(text: string): string {
   try {
-    return decodeURIComponent(segment).toLowerCase();
+    return decodeURIComponent(text);
   } catch {
-    return segment.toLowerCase();
+    return text.replace(/%([0-9a-f]{2})/gi, (_escape, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   }
 }
 

@@ -25,6 +25,23 @@ const REST = "(?:[/?#][A-Za-z0-9._~:/?#@!$&'()*+,;=%-]*)?";
  */
 export const HTTP_URL_PATTERN = new RegExp(`^${WS}${SCHEME}${USERINFO}${HOST}${PORT}${REST}${WS}$`);
 
+// A path only: RFC 3986's path characters (no `?`, no `#`).
+const PATH = "(?:/[A-Za-z0-9._~:/@!$&'()*+,;=%-]*)?";
+
+/**
+ * An absolute http(s) URL with no user info, query string or fragment: a page that something
+ * (a token) is appended to as a last path segment. Same conventions as HTTP_URL_PATTERN.
+ */
+export const HTTP_PAGE_PATTERN = new RegExp(`^${WS}${SCHEME}${HOST}${PORT}${PATH}${WS}$`);
+
+/** A trimmed http(s) page URL (see HTTP_PAGE_PATTERN) of at most `max` characters. */
+export function httpPageSchema(max: number): StringSchema {
+  return Joi.string().trim().max(max).pattern(HTTP_PAGE_PATTERN).messages({
+    'string.pattern.base':
+      '{{#label}} must be an http or https URL without a user name, query string or fragment (the token is appended to its path)',
+  });
+}
+
 /** A trimmed http(s) URL of at most `max` characters, refused with a message naming the rule. */
 export function httpUrlSchema(max: number): StringSchema {
   return Joi.string()

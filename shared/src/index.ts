@@ -13,6 +13,7 @@ export {
   ACCESS_LEVELS,
   applyPolicy,
   assertAccess,
+  takesBasic,
   bindRoutes,
   defineRoute,
   defineSpec,
@@ -35,7 +36,7 @@ export { createHttpApp, assertSupportedBody, hasBody, OPERATIONS_PATHS, rethrowN
 export { listen, type RunningServer } from './server';
 export { createMongo, isDuplicateKeyError, parseObjectId, retryUntil, type MongoHandle } from './mongo';
 export { runService } from './service';
-export { httpUrlSchema, HTTP_URL_PATTERN } from './http-url';
+export { httpPageSchema, httpUrlSchema, HTTP_PAGE_PATTERN, HTTP_URL_PATTERN } from './http-url';
 export { Joi } from './joi';
 export {
   listingQuerySchema,

@@ -92,6 +92,7 @@ const LEVEL_TEXT: Record<AccessLevel, string> = {
   admin: 'admin — a user token whose role is `admin`.',
   basic: 'basic — HTTP Basic e-mail and password of the user concerned.',
   'master+basic': 'master+basic — the master key in `access_token` and HTTP Basic e-mail and password.',
+  'user+basic': "user+basic — the user's own token in `access_token` (query or body) and their HTTP Basic e-mail and password.",
   provider: "provider — the social provider's access token (`access_token` or Bearer), passed through.",
 };
 
@@ -103,6 +104,8 @@ const LEVEL_SECURITY: Record<AccessLevel, SecurityRequirement[]> = {
   admin: [{ userToken: [] }],
   basic: [{ basic: [] }],
   'master+basic': [{ masterKey: [], basic: [] }],
+  // The Authorization header carries Basic, so the token goes as access_token.
+  'user+basic': [{ ownToken: [], basic: [] }],
   provider: [{ providerToken: [] }],
 };
 
@@ -231,6 +234,13 @@ export function baseComponents(): OpenApiComponents {
         description:
           "A user token from `POST /auth` (JWT, HS256, expires); admin routes take the same scheme with an admin's token (a user token whose role is `admin`). Also accepted as `access_token` in the query string or the body.",
       },
+      ownToken: {
+        type: 'apiKey',
+        in: 'query',
+        name: 'access_token',
+        description:
+          'A user token from `POST /auth`, as `access_token` in the query string or the body: for routes whose `Authorization` header carries HTTP Basic.',
+      },
       basic: { type: 'http', scheme: 'basic', description: 'HTTP Basic: e-mail and password of the user concerned.' },
       providerToken: {
         type: 'http',
@@ -247,6 +257,10 @@ export function baseComponents(): OpenApiComponents {
         schema: { type: 'string' },
       },
       RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+      CacheControl: {
+        description: '`no-store`: the answer carries a token, or answers for the token in its URL; no cache may keep it.',
+        schema: { type: 'string', const: 'no-store' },
+      },
       XTotalCount: { description: 'How many rows match, ignoring paging.', schema: { type: 'integer' } },
       Link: {
         description:
@@ -574,6 +588,7 @@ export function buildOperation(route: RouteDef, components: OpenApiComponents): 
       Number(status) < 400
         ? successResponse(doc.description, doc.schema, listing && status !== '304', components, conditional && status.startsWith('2') && !listing)
         : errorResponse(status, doc.description, doc.schema, components);
+    if (route.noStore && !('$ref' in response)) response.headers = { ...response.headers, 'Cache-Control': ref('headers', 'CacheControl') };
     responses[status] = doc.html && !('$ref' in response) ? { ...response, content: { ...response.content, [HTML_MEDIA_TYPE]: HTML_PAGE } } : response;
   }
   if (!declared.some(([status]) => Number(status) < 400)) responses['2XX'] = { description: 'Success.' };

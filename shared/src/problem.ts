@@ -65,16 +65,19 @@ export function normalizeError(err: unknown): AppError {
 /**
  * The one error handler: logs unexpected errors once with the request id, answers problem+json.
  * Plain node:http arguments, for the requests an app serves outside Express (the gateway's lane);
- * `problemHandler` is the same for Express.
+ * `problemHandler` is the same for Express. `shownPath` is how a 404 may echo the path it names
+ * (createHttpApp passes the access log's redaction, so a token in a path is not sent back).
  */
-export function answerError(logger: Logger): (err: unknown, req: IncomingMessage, res: ServerResponse) => void {
+export function answerError(logger: Logger, shownPath: (path: string) => string = (path) => path): (err: unknown, req: IncomingMessage, res: ServerResponse) => void {
+  const logExpected = expectedRefusalLog(logger);
   return (err, req, res) => {
     // Express decodes path parameters and throws URIError on a malformed %-escape: no resource
     // has such a name, so it is the 404 of any unknown path, not a server error.
-    const appError = err instanceof URIError ? errors.routeNotFound(req.method ?? 'GET', pathOf(req.url)) : normalizeError(err);
+    const appError = err instanceof URIError ? errors.routeNotFound(req.method ?? 'GET', shownPath(pathOf(req.url))) : normalizeError(err);
     const context = requestContext(req);
     const log = context?.log ?? logger;
-    if (!appError.isOperational || appError.status >= 500) {
+    if (appError.expected) logExpected(log, appError);
+    else if (!appError.isOperational || appError.status >= 500) {
       log.error({ err: appError.cause ?? err, code: appError.code }, 'request failed');
     }
     if (res.headersSent) {
@@ -85,8 +88,34 @@ export function answerError(logger: Logger): (err: unknown, req: IncomingMessage
   };
 }
 
-export function problemHandler(logger: Logger): ErrorRequestHandler {
-  const answer = answerError(logger);
+/** How often an expected refusal of one code is logged at most. */
+const EXPECTED_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * Expected refusals (`AppError.expected`: a full queue under a flood) at warn, without a stack,
+ * one line per code per EXPECTED_LOG_INTERVAL_MS with how many were answered since the last one:
+ * a flood must not write a line per request (the audit counted 3,523 error lines with stacks).
+ */
+function expectedRefusalLog(logger: Logger): (log: Logger, err: AppError) => void {
+  const byCode = new Map<string, { loggedAt: number; since: number }>();
+  return (log, err) => {
+    const now = Date.now();
+    const seen = byCode.get(err.code);
+    if (seen && now - seen.loggedAt < EXPECTED_LOG_INTERVAL_MS) {
+      seen.since += 1;
+      return;
+    }
+    const unlogged = seen?.since ?? 0;
+    byCode.set(err.code, { loggedAt: now, since: 0 });
+    (log ?? logger).warn(
+      { code: err.code, status: err.status, ...(unlogged ? { alsoAnsweredSinceLastLine: unlogged } : {}) },
+      `request refused: ${err.detail}`,
+    );
+  };
+}
+
+export function problemHandler(logger: Logger, shownPath?: (path: string) => string): ErrorRequestHandler {
+  const answer = answerError(logger, shownPath);
   return (err, req, res, _next) => answer(err, req, res);
 }
 

@@ -7,17 +7,24 @@ import type { Logger } from 'pino';
  * cover has expired anyway); one channel announces each new entry. Both live under the key
  * prefix that identity and the gateway share (REDIS_KEY_PREFIX).
  *
- * Entries: `s:<session id>` (that session's tokens), `u:<user id>:<ms>` (every token of that
- * user issued before that time: for a deleted user, whose sessions may still be opening).
+ * Entries: `s:<session id>` (that session's tokens); `u:<user id>:<ms>[:<session id>]` (every
+ * token of that user whose credentials epoch is older than that time, except that session's: a
+ * password change or reset, or a deleted user, whose sessions may still be opening).
+ *
+ * A token's credentials epoch (claim `cep`, ms; 0 or absent: the user's first password) says
+ * which password its session was opened with. It is compared, not the token's `iat`: a sign-in
+ * that checked the old password just before the change opens its session after it, and a
+ * sign-in with the new password a moment later must not be refused.
  */
-export type Revocation = { session: string } | { user: string; before: number };
+export type Revocation = { session: string } | { user: string; before: number; except?: string };
 
 export function revocationKey(prefix: string): string {
   return `${prefix}:revocations`;
 }
 
 function memberOf(entry: Revocation): string {
-  return 'session' in entry ? `s:${entry.session}` : `u:${entry.user}:${entry.before}`;
+  if ('session' in entry) return `s:${entry.session}`;
+  return entry.except ? `u:${entry.user}:${entry.before}:${entry.except}` : `u:${entry.user}:${entry.before}`;
 }
 
 /**
@@ -45,8 +52,8 @@ export async function recordRevocations(
 }
 
 export interface RevocationList {
-  /** Is a token of this session and user, issued at `issuedAt` (seconds), revoked? Local, synchronous. */
-  isRevoked(token: { sessionId: string; userId: string; issuedAt: number }): boolean;
+  /** Is a token of this session and user, of credentials epoch `credentialsEpoch` (ms), revoked? Local, synchronous. */
+  isRevoked(token: { sessionId: string; userId: string; credentialsEpoch: number }): boolean;
   /** True once the whole list has been read from Redis at least once. */
   loaded(): boolean;
   /** Resolves once loaded, or after `timeoutMs` anyway (false). */
@@ -67,8 +74,8 @@ export function createRevocationList(options: { redis: Redis; prefix: string; lo
   const { redis, prefix, logger } = options;
   const key = revocationKey(prefix);
   const sessions = new Map<string, number>();
-  // user id → [before (ms), until (ms)] pairs; usually one.
-  const users = new Map<string, Array<[number, number]>>();
+  // user id → [before (ms), until (ms), the session spared] entries; usually one.
+  const users = new Map<string, Array<[number, number, string | undefined]>>();
   let isLoaded = false;
   const waiters = new Set<() => void>();
 
@@ -77,11 +84,11 @@ export function createRevocationList(options: { redis: Redis; prefix: string; lo
       const sid = member.slice(2);
       sessions.set(sid, Math.max(until, sessions.get(sid) ?? 0));
     } else if (member.startsWith('u:')) {
-      const [, user, before] = member.split(':');
+      const [, user, before, except] = member.split(':');
       const at = Number(before);
       if (!user || !Number.isFinite(at)) return;
       const list = users.get(user) ?? [];
-      if (!list.some(([b]) => b === at)) list.push([at, until]);
+      if (!list.some(([b, , e]) => b === at && e === except)) list.push([at, until, except]);
       users.set(user, list);
     }
   };
@@ -137,12 +144,12 @@ export function createRevocationList(options: { redis: Redis; prefix: string; lo
   timer.unref();
 
   return {
-    isRevoked({ sessionId, userId, issuedAt }) {
+    isRevoked({ sessionId, userId, credentialsEpoch }) {
       const now = Date.now();
       const until = sessions.get(sessionId);
       if (until !== undefined && until > now) return true;
       const list = users.get(userId);
-      return list !== undefined && list.some(([before, end]) => end > now && issuedAt * 1000 < before);
+      return list !== undefined && list.some(([before, end, except]) => end > now && credentialsEpoch < before && sessionId !== except);
     },
     loaded: () => isLoaded,
     whenLoaded: (timeoutMs) =>

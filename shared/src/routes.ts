@@ -13,10 +13,16 @@ import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from './
  * - `public`: anyone; `master`: the master key; `user`: any user token; `admin`: an admin token;
  * - `basic`: HTTP Basic of the user concerned (checked by the service);
  * - `master+basic`: the master key and HTTP Basic (sign-in);
+ * - `user+basic`: the user's own token (as `access_token`) and their HTTP Basic (a password change);
  * - `provider`: public, and the credential is a third-party token passed through to the service.
  */
-export type AccessLevel = 'public' | 'master' | 'user' | 'admin' | 'basic' | 'master+basic' | 'provider';
-export const ACCESS_LEVELS: readonly AccessLevel[] = ['public', 'master', 'user', 'admin', 'basic', 'master+basic', 'provider'];
+export type AccessLevel = 'public' | 'master' | 'user' | 'admin' | 'basic' | 'master+basic' | 'user+basic' | 'provider';
+export const ACCESS_LEVELS: readonly AccessLevel[] = ['public', 'master', 'user', 'admin', 'basic', 'master+basic', 'user+basic', 'provider'];
+
+/** The levels whose `Authorization` header carries HTTP Basic, for the service to check. */
+export function takesBasic(level: AccessLevel): boolean {
+  return level === 'basic' || level === 'master+basic' || level === 'user+basic';
+}
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -65,6 +71,11 @@ export interface RouteDef<B = any, Q = any, P = any> {
   responses?: Record<number, ResponseDoc>;
   /** Path parameters that are credentials (a reset token): access logs show `[redacted]` in their place. */
   secretParams?: string[];
+  /**
+   * Every answer of the route (errors too) says `Cache-Control: no-store`: it carries tokens (a
+   * sign-in), or answers for a token in its URL (a mailed link), and no cache may keep it.
+   */
+  noStore?: boolean;
   handler: (input: RouteInput<B, Q, P>) => Promise<RouteResult>;
 }
 
@@ -150,6 +161,7 @@ export function assertAccess(level: AccessLevel, principal: Principal): void {
     case 'master+basic':
       return need('master');
     case 'user':
+    case 'user+basic':
       return need('user');
     case 'admin':
       return need('user', 'admin');
@@ -222,6 +234,8 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
     // Described now, at bind time, so that no request pays for it.
     for (const schema of Object.values(route.schemas ?? {})) if (schema) namedKeys(schema);
     router[route.method](route.path, async (req: Request, res: Response, next: NextFunction) => {
+      // Before anything can fail, so that the error answers carry it too.
+      if (route.noStore) res.set('Cache-Control', 'no-store');
       try {
         const principal = readPrincipal(req, options.principalSecret);
         assertAccess(route.level, principal);

@@ -228,6 +228,57 @@ describe('buildOpenApiPart', () => {
     expect(part.components.schemas.FieldError).toMatchObject({ required: ['param', 'message', 'rule'] });
   });
 
+  test('when a route says noStore, then its success answers document Cache-Control: no-store, and the others do not', () => {
+    const tokens = buildOpenApiPart(
+      [
+        defineRoute({
+          method: 'post',
+          path: '/tokens',
+          level: 'public',
+          summary: 'Tokens.',
+          noStore: true,
+          responses: { 201: { description: 'Made.' } },
+          handler: noop,
+        }),
+      ],
+      { title: 'tokens' },
+    );
+
+    expect(tokens.paths['/tokens']!.post!.responses['201']).toMatchObject({
+      headers: { 'Cache-Control': { $ref: '#/components/headers/CacheControl' } },
+    });
+    expect(tokens.components.headers.CacheControl).toMatchObject({ schema: { const: 'no-store' } });
+    expect(op('/things', 'post').responses['201']).not.toHaveProperty(['headers', 'Cache-Control']);
+  });
+
+  test('when a route says noStore, then every answer says Cache-Control: no-store, an error too', async () => {
+    const app = createHttpApp({
+      name: 'no-store-test',
+      logger: createLogger({ name: 'no-store-test', level: 'silent' }),
+      principalSecret: TEST_PRINCIPAL_SECRET,
+      routes: [
+        defineRoute({
+          method: 'get',
+          path: '/token',
+          level: 'public',
+          summary: 'A token.',
+          noStore: true,
+          handler: async () => ({ status: 200, body: { token: 't' } }),
+        }),
+        defineRoute({ method: 'get', path: '/refused', level: 'master', summary: 'Refused.', noStore: true, handler: noop }),
+        defineRoute({ method: 'get', path: '/plain', level: 'public', summary: 'Plain.', handler: noop }),
+      ],
+    });
+
+    const replies = await Promise.all(['/token', '/refused', '/plain'].map((path) => request(app).get(path)));
+
+    expect(replies.map((res) => [res.status, res.headers['cache-control']])).toEqual([
+      [200, 'no-store'],
+      [401, 'no-store'],
+      [200, undefined],
+    ]);
+  });
+
   test('when the same route appears twice, then building fails', () => {
     const routes = sampleRoutes();
 

@@ -17,23 +17,67 @@ describe('redactUrl', () => {
 describe('urlRedactor', () => {
   const redact = urlRedactor([
     { path: '/password-resets/:token', secretParams: ['token'] },
+    { path: '/email-verifications/:token', secretParams: ['token'] },
     { path: '/articles/:id' },
   ]);
+  const token = 'Ny6H5rDL_-fpy6fHPjQmRIcUxlTr8_EDslwduIu52to';
 
   test.each([
     ['/password-resets/abcDEF123', '/password-resets/[redacted]'],
-    ['/password-resets/abcDEF123/', '/password-resets/[redacted]/'],
-    ['/Password-Resets/abc?x=1&access_token=t', '/Password-Resets/[redacted]?x=1&access_token=[redacted]'],
-    ['/password%2Dresets/abc', '/password%2Dresets/[redacted]'],
+    ['/password-resets/abcDEF123/', '/password-resets/[redacted]'],
+    ['/Password-Resets/abc?x=1&access_token=t', '/password-resets/[redacted]?[redacted]'],
+    ['/password%2Dresets/abc', '/password-resets/[redacted]'],
     ['/password-resets/%ZZabc', '/password-resets/[redacted]'],
+    ['/email-verifications/abc', '/email-verifications/[redacted]'],
   ])('when a secret parameter is in the path (%s), then the log shows %s', (url, shown) => {
     expect(redact(url)).toBe(shown);
   });
 
-  test.each(['/password-resets', '/password-resets/a/b', '/articles/abc', '/users/abc?q=1'])(
-    'when the path matches no secret parameter (%s), then it is kept',
-    (url) => {
-      expect(redact(url)).toBe(url);
-    },
-  );
+  test.each([
+    `//password-resets/${token}`,
+    `/password-resets//${token}`,
+    `/password-resets/${token}//`,
+    `/password-resets/${token}/extra`,
+    `/PASSWORD-RESETS/${token}`,
+    `/%70assword-resets/${token}`,
+    `/password-resets%2F${token}`,
+    `/password%252Dresets/${token}`,
+    `/x/../password-resets/${token}`,
+    `/password-resets\\${token}`,
+    `/api/password-resets/${token}`,
+    `/\uFF50\uFF41\uFF53\uFF53\uFF57\uFF4F\uFF52\uFF44-resets/${token}`,
+    `/password-resets?next=/${token}`,
+    `/email-verifications//${token.toLowerCase()}`,
+  ])('when a path names a secret route in any spelling (%s), then nothing after the name is shown', (url) => {
+    const shown = redact(url);
+
+    expect(shown).toMatch(/^\/(x\/\.\.\/|api\/|\/)?(password-resets|email-verifications)(\/\[redacted\]|\?\[redacted\])$/);
+  });
+
+  test.each([
+    [`/reset/${token}`, '/reset/[redacted]'],
+    [`/reset/${encodeURIComponent(token).replace(/[A-Za-z]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)}`, '/reset/[redacted]'],
+    [`/articles?q=x&next=${token}`, '/articles?q=x&next=[redacted]'],
+  ])('when a token-shaped run is anywhere else (%s), then it is redacted', (url, shown) => {
+    expect(redact(url)).toBe(shown);
+  });
+
+  test.each([
+    '/password-resets',
+    '/password-resets/',
+    '/articles/abc',
+    '/articles/0123456789abcdef01234567',
+    '/users/abc?q=1',
+    '/no-such-route/a-long-lowercase-slug-of-forty-two-chars-x',
+    '/articles?q=averyveryverylongsearchwordwithoutanycapitals',
+  ])('when the path holds no secret (%s), then it is kept', (url) => {
+    expect(redact(url)).toBe(url);
+  });
+
+  test('when a path is long and made to make a matcher backtrack, then redacting it stays fast', () => {
+    const started = performance.now();
+    for (const c of ['a', 'A', '1', '-']) redact(`/${c.repeat(16_000)}?x=${'%25'.repeat(2_000)}`);
+
+    expect(performance.now() - started).toBeLessThan(200);
+  });
 });

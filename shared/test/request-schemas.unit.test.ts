@@ -1,5 +1,5 @@
 import type { Schema } from 'joi';
-import { HTTP_URL_PATTERN, Joi, httpUrlSchema, listingQuerySchema } from '@restgate/shared';
+import { HTTP_PAGE_PATTERN, HTTP_URL_PATTERN, Joi, httpPageSchema, httpUrlSchema, listingQuerySchema } from '@restgate/shared';
 import { joiToJsonSchema } from '../src/openapi';
 import { validateInput } from '../src/routes';
 
@@ -56,6 +56,29 @@ describe('httpUrlSchema', () => {
 
   test.each(['http://', 'ftp://example.com', 'https://exa mple.com', 'https://example.com/é', 'javascript:alert(1)'])('refuses %s', (url) => {
     expect(httpUrlSchema(2048).validate(url).error?.details[0]?.type).toBe('string.pattern.base');
+  });
+});
+
+describe('httpPageSchema', () => {
+  test.each(['https://example.com', ' HTTP://a.example:8080/account/reset/ ', 'https://a.example/p@th/x'])('accepts %s', (url) => {
+    expect(httpPageSchema(2048).validate(url).error).toBeUndefined();
+  });
+
+  test.each([
+    'https://a.example/reset?next=',
+    'https://a.example/reset?',
+    'https://a.example/reset#',
+    'https://user:pw@a.example/reset',
+    'https://a.example@evil.example/reset',
+    'ftp://a.example/reset',
+  ])('refuses %s: the token would not be the last path segment, or the link carries credentials', (url) => {
+    expect(httpPageSchema(2048).validate(url).error?.details[0]?.type).toBe('string.pattern.base');
+  });
+
+  test('when documented, then its pattern is the one that validates', () => {
+    const link = (request(Joi.object({ link: httpPageSchema(2000) })).properties as Record<string, Record<string, unknown>>).link!;
+
+    expect(link.pattern).toBe(HTTP_PAGE_PATTERN.source);
   });
 });
 

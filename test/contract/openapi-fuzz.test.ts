@@ -39,43 +39,19 @@ const CREDENTIAL_ENDING = ['DELETE /auth/session', 'DELETE /users/{id}/sessions'
  */
 const NEGATIVE_DATA_REFUSALS = ['400', '401', '403', '404', '405', '406', '409', '413', '415', '422', '428', '429', '431', '5xx'];
 
-/** Body fields bounded in UTF-8 bytes (`x-restgate-max-utf8-bytes`), by operation ("METHOD /path"). */
-type ByteLimits = Record<string, Record<string, number>>;
-
 /**
- * The two documented rules that JSON Schema can't state, told to the fuzzer in a `map_case` hook
- * (every phase):
- * - a listing's `after` is a cursor only the server can make (signed, tied to the sort and
- *   filters it was made for, not with `page`): a well-shaped generated one is still a 400 by
- *   design, so it is left out (the stack's own tests walk real cursors);
- * - a password is at most 72 bytes of UTF-8 (bcrypt's limit): JSON Schema counts characters, so
- *   the document says `maxLength: 72` and states the bytes in its description and in
- *   `x-restgate-max-utf8-bytes`; a generated value within maxLength but over the bytes gets its
- *   last non-ASCII characters replaced by "a" until it fits (same length in characters, so every
- *   other rule it met or broke still holds).
- * Any other value, valid or not, is left as generated.
+ * The documented rule that JSON Schema can't state, told to the fuzzer in a `map_case` hook (every
+ * phase): a listing's `after` is a cursor only the server can make (signed, tied to the sort and
+ * filters it was made for, not with `page`): a well-shaped generated one is still a 400 by design,
+ * so it is left out (the stack's own tests walk real cursors). Any other value, valid or not, is
+ * left as generated.
  */
-function hooks(byteLimits: ByteLimits): string {
+function hooks(): string {
   return `import re
 
 import schemathesis
 
 CURSOR = re.compile(${JSON.stringify(CURSOR_PATTERN.source)})
-BYTE_LIMITS = ${JSON.stringify(byteLimits)}
-
-
-def _utf8_size(value):
-    return len(value.encode("utf-8", "surrogatepass"))
-
-
-def _fit_bytes(value, limit):
-    chars = list(value)
-    for i in range(len(chars) - 1, -1, -1):
-        if _utf8_size("".join(chars)) <= limit:
-            break
-        if not chars[i].isascii():
-            chars[i] = "a"
-    return "".join(chars)
 
 
 def _without_cursor(case):
@@ -86,23 +62,9 @@ def _without_cursor(case):
         case.query = {key: value for key, value in query.items() if key != "after"}
 
 
-def _strings_within_bytes(case):
-    limits = BYTE_LIMITS.get(f"{case.operation.method.upper()} {case.operation.path}")
-    if not limits or not isinstance(case.body, dict):
-        return
-    body = dict(case.body)
-    for field, limit in limits.items():
-        value = body.get(field)
-        # Over maxLength (= the byte limit) is refused whatever its bytes: left as generated.
-        if isinstance(value, str) and len(value) <= limit and _utf8_size(value) > limit:
-            body[field] = _fit_bytes(value, limit)
-    case.body = body
-
-
 @schemathesis.hook
 def map_case(context, case):
     _without_cursor(case)
-    _strings_within_bytes(case)
     return case
 `;
 }
@@ -145,22 +107,6 @@ let stack: TestStack;
 let st: string;
 let reports = '';
 
-/** The body fields each operation bounds in UTF-8 bytes, read from the document itself. */
-function byteLimitsOf(document: { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, Record<string, unknown>> } }> } }>> }): ByteLimits {
-  const limits: ByteLimits = {};
-  for (const [route, operations] of Object.entries(document.paths)) {
-    for (const [method, operation] of Object.entries(operations)) {
-      for (const media of Object.values(operation.requestBody?.content ?? {})) {
-        for (const [field, schema] of Object.entries(media.schema?.properties ?? {})) {
-          const bytes = schema['x-restgate-max-utf8-bytes'];
-          if (typeof bytes === 'number') (limits[`${method.toUpperCase()} ${route}`] ??= {})[field] = bytes;
-        }
-      }
-    }
-  }
-  return limits;
-}
-
 beforeAll(async () => {
   if (process.env.RESTGATE_FUZZ === '0') return;
   reports = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-fuzz-'));
@@ -176,14 +122,12 @@ beforeAll(async () => {
       RATE_LIMIT_REFRESH: '100000/60',
     },
   });
-  const document = (await client(stack.url).get('/openapi.json')).body as Parameters<typeof byteLimitsOf>[0];
+  const document = (await client(stack.url).get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
   const operations = Object.entries(document.paths).flatMap(([route, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${route}`));
   // A renamed operation would otherwise drop out of the credential-ending run unnoticed.
   expect(operations).toEqual(expect.arrayContaining(CREDENTIAL_ENDING));
-  const byteLimits = byteLimitsOf(document);
-  expect(Object.keys(byteLimits)).toEqual(expect.arrayContaining(['POST /users', 'PUT /users/{id}/password']));
-  fs.writeFileSync(path.join(reports, 'hooks.py'), hooks(byteLimits));
-  fs.writeFileSync(path.join(reports, 'fresh-user-hooks.py'), hooks(byteLimits) + FRESH_USER_AUTH);
+  fs.writeFileSync(path.join(reports, 'hooks.py'), hooks());
+  fs.writeFileSync(path.join(reports, 'fresh-user-hooks.py'), hooks() + FRESH_USER_AUTH);
 }, 600_000);
 
 afterAll(async () => {

@@ -37,6 +37,8 @@ afterAll(async () => {
 const identityDb = () => stack.db('identity');
 const byToken = (member: Member) => ({ bearer: member.token });
 const basicOf = (member: Member) => ({ basic: { user: member.credentials.email, password: member.credentials.password } });
+/** A password change's credentials: the member's Basic, and their token as access_token (the header carries Basic). */
+const ownPasswordChange = (member: Member, password: string) => ({ ...basicOf(member), form: { password, access_token: member.token } });
 /** Someone outside the cast (another marker), for the routes that change passwords or delete. */
 const aBystander = (alias: string) => aMember(api, stack, alias, { marker: `other${uniqueSuffix()}` });
 
@@ -268,23 +270,23 @@ describe('PUT and PATCH /users/:id and /users/me', () => {
   });
 });
 
-describe('PUT /users/:id/password (Basic of that same user)', () => {
-  test('when the user sends their own Basic to /users/me/password, then 200, the old password no longer signs in, the new one does', async () => {
+describe("PUT /users/:id/password (the user's token and their Basic)", () => {
+  test('when the user sends their token and their own Basic to /users/me/password, then 200, the old password no longer signs in, the new one does', async () => {
     const carol = await aBystander('carol');
     const password = `new-${uniqueSuffix()}`;
 
-    const reply = await api.request('PUT', '/users/me/password', { ...basicOf(carol), form: { password } });
+    const reply = await api.request('PUT', '/users/me/password', ownPasswordChange(carol, password));
 
     expect(expectJson(reply, 200, userFullView)).toEqual(carol.view);
     expectProblem(await signIn(api, stack, carol.credentials), 401);
     expectJson(await signIn(api, stack, { email: carol.credentials.email, password }), 201, authResult);
   });
 
-  test('when the user sends their own Basic to /users/<own id>/password, then 200 as well', async () => {
+  test('when the user sends their token and own Basic to /users/<own id>/password, then 200 as well', async () => {
     const dan = await aBystander('dan');
     const password = `new-${uniqueSuffix()}`;
 
-    const reply = await api.request('PUT', `/users/${dan.id}/password`, { ...basicOf(dan), form: { password } });
+    const reply = await api.request('PUT', `/users/${dan.id}/password`, ownPasswordChange(dan, password));
 
     expect(expectJson(reply, 200, userFullView)).toEqual(dan.view);
     expectJson(await signIn(api, stack, { email: dan.credentials.email, password }), 201, authResult);
@@ -303,17 +305,15 @@ describe('PUT /users/:id/password (Basic of that same user)', () => {
     expectJson(await signIn(api, stack, erin.credentials), 201, authResult);
   });
 
-  test("when a user sends their own Basic to another user's /password, then the wrong-password 401, and neither password changes", async () => {
+  test("when a user sends their own token and Basic to another user's /password, then 403, and neither password changes", async () => {
     const frank = await aBystander('frank');
     const grace = await aBystander('grace');
 
     const reply = await untouched(identityDb(), frank.id, () =>
-      untouched(identityDb(), grace.id, () =>
-        api.request('PUT', `/users/${frank.id}/password`, { ...basicOf(grace), form: { password: 'hijacked-1' } }),
-      ),
+      untouched(identityDb(), grace.id, () => api.request('PUT', `/users/${frank.id}/password`, ownPasswordChange(grace, 'hijacked-1'))),
     );
 
-    expectProblem(reply, 401, { code: 'invalid_credentials' });
+    expectProblem(reply, 403, { code: 'not_your_password' });
     expectJson(await signIn(api, stack, frank.credentials), 201, authResult);
   });
 
@@ -322,21 +322,30 @@ describe('PUT /users/:id/password (Basic of that same user)', () => {
     const wrong = { basic: { user: heidi.credentials.email, password: 'not-the-password' } };
 
     const reply = await untouched(identityDb(), heidi.id, () =>
-      api.request('PUT', '/users/me/password', { ...wrong, form: { password: 'whatever-1' } }),
+      api.request('PUT', '/users/me/password', { ...wrong, form: { password: 'whatever-1', access_token: heidi.token } }),
     );
 
     expectProblem(reply, 401, { code: 'invalid_credentials' });
   });
 
+  test('when the right Basic comes without the user token, then 401 naming the token, and the password is unchanged', async () => {
+    const judy = await aBystander('judy');
+
+    const reply = await untouched(identityDb(), judy.id, () =>
+      api.request('PUT', '/users/me/password', { ...basicOf(judy), form: { password: 'whatever-1' } }),
+    );
+
+    expectProblem(reply, 401, { code: 'user_token_missing' });
+    expectJson(await signIn(api, stack, judy.credentials), 201, authResult);
+  });
+
   test.each([
     ['too short', 'short'],
-    ['longer than 72 bytes', 'é'.repeat(37)],
+    ['longer than 256 characters', 'é'.repeat(257)],
   ])('when the new password is %s, then 400 naming password, and the password is unchanged', async (_kind, password) => {
     const ivan = await aBystander('ivan');
 
-    const reply = await untouched(identityDb(), ivan.id, () =>
-      api.request('PUT', '/users/me/password', { ...basicOf(ivan), form: { password } }),
-    );
+    const reply = await untouched(identityDb(), ivan.id, () => api.request('PUT', '/users/me/password', ownPasswordChange(ivan, password)));
 
     expectProblem(reply, 400, { code: 'validation_failed', param: 'password' });
   });

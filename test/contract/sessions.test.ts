@@ -1,8 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { ObjectId } from 'mongodb';
 import { aToken, aUser, signIn, signUp, type UserInput } from '../support/actors';
 import { client, type Client, type Reply } from '../support/http';
+import { aStoredResetToken } from '../support/records';
 import { authResult, expectProblem, expectShape } from '../support/shapes';
 import { startTestStack, type TestStack } from '../support/stack';
 
@@ -145,19 +144,7 @@ describe('sessions through the gateway', () => {
 
   test('when a password is reset, then every session of the user is 401 and their refresh tokens are dead', async () => {
     const { id, signIns } = await aUserWithSessions(2);
-    // A reset token as identity stores one (its hash), without going through the mail.
-    const resetToken = randomBytes(32).toString('base64url');
-    await stack
-      .db('identity')
-      .collection('password_resets')
-      .insertOne({
-        _id: new ObjectId(),
-        userId: new ObjectId(id),
-        tokenHash: createHash('sha256').update(resetToken).digest('hex'),
-        expiresAt: new Date(Date.now() + 600_000),
-        createdAt: new Date(),
-        mail: null,
-      });
+    const resetToken = await aStoredResetToken(stack.db('identity'), id);
 
     const reset = await api.request('PUT', `/password-resets/${resetToken}`, { form: { password: 'a-reset-password' } });
     const since = Date.now();

@@ -1,36 +1,25 @@
 import jwt from 'jsonwebtoken';
 import { ObjectId } from 'mongodb';
-// The fake providers are the identity tests' own: real HTTP servers speaking each provider's API.
-import {
-  aGitHubAccount,
-  startFakeGitHub,
-  type FakeProvider,
-  type GitHubAccount,
-} from '../../services/identity/test/support/fake-providers';
-import { anArticle, signIn } from '../support/actors';
+import { aGitHubAccount, type FakeProvider, type GitHubAccount } from '../../services/identity/test/support/fake-providers';
+import { anArticle, aUser, signIn, signUp } from '../support/actors';
+import { startStackWithGitHub, type GitHubStack } from '../support/github-stack';
 import { client, type Client } from '../support/http';
+import { mailedLinks } from '../support/outbox';
 import { articleView, authResult, expectProblem, expectShape } from '../support/shapes';
-import { startTestStack, type TestStack } from '../support/stack';
+import type { TestStack } from '../support/stack';
 
+let withGitHub: GitHubStack;
 let stack: TestStack;
 let api: Client;
 let github: FakeProvider<GitHubAccount>;
 
 beforeAll(async () => {
-  github = await startFakeGitHub();
-  // Only GitHub is enabled: Facebook and Google stay at their default (off).
-  stack = await startTestStack({ env: { SOCIAL_PROVIDERS: 'github', GITHUB_API_URL: github.url } });
+  withGitHub = await startStackWithGitHub();
+  ({ stack, github } = withGitHub);
   api = client(stack.url);
 }, 120_000);
 
-afterAll(async () => {
-  try {
-    await stack?.stop();
-  } finally {
-    // stop() rejects when a response does not match the OpenAPI document: close the fake anyway.
-    await github?.close();
-  }
-});
+afterAll(() => withGitHub?.stop());
 
 const primaryEmailOf = (account: GitHubAccount) => (account.emails as Array<{ email: string }>)[0]!.email;
 
@@ -93,6 +82,30 @@ describe('POST /auth/github through the gateway', () => {
     const reply = await signIn(api, stack, { email: primaryEmailOf(account), password: 'any-password' });
 
     expectProblem(reply, 401, { code: 'invalid_credentials' });
+  });
+
+  test("when a stranger signed up the owner's address and the owner confirmed the mailed link, then GitHub sign-in is 409 until the owner resets the password, which ends the stranger's", async () => {
+    // Arrange: the stranger signs the address up with his password; its owner confirms the link.
+    const stranger = aUser();
+    await signUp(api, stack, stranger);
+    const [verification] = await mailedLinks(stack.outboxDir, stranger.email, 'email-verifications');
+    expect((await api.request('PUT', new URL(verification!).pathname)).status).toBe(200);
+    const owner = aGitHubAccount({ emails: [{ email: stranger.email, primary: true, verified: true }] });
+
+    // Act
+    const refused = await api.post('/auth/github', { bearer: github.issueToken(owner) });
+    await api.post('/password-resets', { form: { email: stranger.email, access_token: stack.secrets.MASTER_KEY } });
+    const [reset] = await mailedLinks(stack.outboxDir, stranger.email, 'password-resets');
+    const set = await api.request('PUT', new URL(reset!).pathname, { form: { password: 'the-owners-own-password' } });
+    const linked = await api.post('/auth/github', { bearer: github.issueToken(owner) });
+    const strangers = await signIn(api, stack, stranger);
+
+    // Assert
+    expectProblem(refused, 409, { code: 'account_password_unproven' });
+    expect(set.status).toBe(200);
+    expect(linked.status).toBe(201);
+    expect(linked.body.user.email).toBe(stranger.email);
+    expectProblem(strangers, 401, { code: 'invalid_credentials' });
   });
 
   test('when a provider that is not enabled is asked, then 404', async () => {

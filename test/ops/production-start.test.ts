@@ -11,8 +11,22 @@ afterAll(() => logs.cleanup());
 
 /** Runs the gateway to its exit (it must not get as far as listening), returning its output. */
 function runGatewayToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return runToExit('gateway', env);
+}
+
+/** The problems of the process's fatal log line (the start-up check's refusal). */
+function fatalProblems(output: string): string[] | undefined {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: string; problems?: string[] })
+    .find((line) => line.level === 'fatal')?.problems;
+}
+
+/** Runs a service (`dir`, from the root) to its exit, returning its output. */
+function runToExit(dir: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT_DIR, 'gateway', 'dist', 'start.js')], {
+    const child = spawn(process.execPath, [path.join(ROOT_DIR, dir, 'dist', 'start.js')], {
       cwd: ROOT_DIR,
       env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', REDIS_URL: process.env.REDIS_URL ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,17 +57,27 @@ describe('NODE_ENV=production', () => {
     });
 
     expect(code).toBe(1);
-    const fatal = output
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { level: string; problems?: string[] })
-      .find((line) => line.level === 'fatal');
-    expect(fatal?.problems).toEqual([
+    expect(fatalProblems(output)).toEqual([
       'PRINCIPAL_SECRET has too few distinct characters to be random',
       'MASTER_KEY and JWT_SECRET have the same value; each secret must be different',
     ]);
     expect(output).not.toContain(shared);
     expect(output).not.toContain(patterned);
+    expect(output).not.toMatch(/listening on/);
+  });
+
+  test('when identity enables GitHub sign-in without the OAuth app (any app\'s token would sign in), then it exits 1 naming the keys to set', async () => {
+    const { code, output } = await runToExit('services/identity', {
+      PRINCIPAL_SECRET: aSecret(),
+      JWT_SECRET: aSecret(),
+      // Never reached: the check comes before any connection.
+      MONGODB_URL: 'mongodb://127.0.0.1:9/identity',
+      AMQP_URL: `amqp://restgate:${aSecret()}@127.0.0.1:9`,
+      SOCIAL_PROVIDERS: 'github',
+    });
+
+    expect(code).toBe(1);
+    expect(fatalProblems(output)).toEqual([expect.stringMatching(/^SOCIAL_PROVIDERS enables github without GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET/)]);
     expect(output).not.toMatch(/listening on/);
   });
 

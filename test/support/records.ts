@@ -3,6 +3,7 @@
  * the service's own database before and after the request. Black-box about the schema, like
  * side-effects.ts: the record is found by its id in whichever collection holds it.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { ObjectId, type Db, type Document } from 'mongodb';
 import type { Reply } from './http';
 import { documentsMatching } from './side-effects';
@@ -21,4 +22,18 @@ export async function untouched(db: Db, id: string, request: () => Promise<Reply
   const reply = await request();
   expect(await storedRecord(db, id)).toEqual(before);
   return reply;
+}
+
+/** A live password-reset token of `userId`, stored as identity stores one (its hash), without going through the mail. */
+export async function aStoredResetToken(identityDb: Db, userId: string): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await identityDb.collection('password_resets').insertOne({
+    _id: new ObjectId(),
+    userId: new ObjectId(userId),
+    tokenHash: createHash('sha256').update(token).digest('hex'),
+    expiresAt: new Date(Date.now() + 600_000),
+    createdAt: new Date(),
+    mail: null,
+  });
+  return token;
 }

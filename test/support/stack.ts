@@ -239,7 +239,8 @@ export async function startTestStack(
         SMTP_URL: '',
         OUTBOX_DIR: outboxDir,
         LOG_LEVEL: 'warn',
-        BCRYPT_ROUNDS: '4',
+        ARGON2_MEMORY_KIB: '1024',
+        ARGON2_ITERATIONS: '1',
         // The mail's default link is this stack's own reset page, so a test can open it as a user does.
         RESET_DEFAULT_PAGE: `http://127.0.0.1:${ports[stackLib.GATEWAY.name]}/password-resets`,
         EMAIL_VERIFICATION_PAGE: `http://127.0.0.1:${ports[stackLib.GATEWAY.name]}/email-verifications`,

@@ -24,6 +24,7 @@ Send the credential in exactly one place: \`access_token\` in the query string o
 | admin | a valid user token whose role is \`admin\` | \`userToken\` (an admin's) |
 | basic | HTTP Basic e-mail and password of the user concerned | \`basic\` |
 | master+basic | the master key (in \`access_token\`) and HTTP Basic | \`masterKey\` and \`basic\` |
+| user+basic | the user's own token (in \`access_token\`) and their HTTP Basic | \`ownToken\` and \`basic\` |
 | provider | a social provider's access token, passed through | \`providerToken\` |
 
 Levels do not nest: the master key is not an admin token and an admin token is not the master key.

@@ -29,7 +29,7 @@ export const abuseConfigKeys = {
   PASSWORD_ACCOUNT_FAILURES: quota()
     .default('100/3600')
     .description(
-      'Wrong passwords for one account from all addresses together, as points/seconds; past it, checks of that account wait for the window to end.',
+      'Wrong passwords for one account from all addresses together, as points/seconds; past it, addresses with failures for that account wait for the window to end (an address with none still gets its check: the owner is never locked out).',
     ),
   RESET_MAILS_PER_EMAIL: quota()
     .default('3/3600')
@@ -41,6 +41,14 @@ export const abuseConfigKeys = {
     .min(0)
     .default(16)
     .description('Password checks that may wait for a hashing worker; past it the answer is 503 with Retry-After.'),
+  HASH_SIGN_IN_SHARE: Joi.number()
+    .integer()
+    .min(0)
+    .max(90)
+    .default(50)
+    .description(
+      'Percent of the hashing capacity (HASH_WORKERS running + HASH_QUEUE_MAX waiting) kept for sign-ins (POST /auth): other hashing (sign-ups, password changes and resets) is answered 503 once it holds the rest, and a free worker serves a waiting sign-in first.',
+    ),
 };
 
 export interface AbuseConfig {
@@ -52,4 +60,5 @@ export interface AbuseConfig {
   PASSWORD_ACCOUNT_FAILURES: string;
   RESET_MAILS_PER_EMAIL: string;
   HASH_QUEUE_MAX: number;
+  HASH_SIGN_IN_SHARE: number;
 }

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import Joi from 'joi';
 import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
 import { abuseConfigKeys, type AbuseConfig } from './abuse.config';
+import { PASSWORD_MAX_LENGTH } from './domain/password-limits';
 import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from './domain/social/social-provider';
 
 export interface IdentityConfig extends BaseConfig, AbuseConfig {
@@ -13,7 +14,9 @@ export interface IdentityConfig extends BaseConfig, AbuseConfig {
   JWT_TTL_SECONDS: number;
   REFRESH_TOKEN_TTL_SECONDS: number;
   PASSWORD_MIN_LENGTH: number;
-  BCRYPT_ROUNDS: number;
+  ARGON2_MEMORY_KIB: number;
+  ARGON2_ITERATIONS: number;
+  ARGON2_PARALLELISM: number;
   HASH_WORKERS: number;
   HASH_WORKER_NICE: number;
   AMQP_URL: string;
@@ -107,8 +110,33 @@ export const identityConfigSchema = baseConfigSchema.keys({
     .max(31_536_000)
     .default(2_592_000)
     .description('Lifetime of a refresh token, in seconds; each refresh hands out a new one with a new lifetime. A session unused that long ends.'),
-  PASSWORD_MIN_LENGTH: Joi.number().integer().min(1).max(72).default(8).description('Shortest accepted password, in characters.'),
-  BCRYPT_ROUNDS: Joi.number().integer().min(4).max(31).default(10).description('bcrypt cost factor (log2 of the rounds).'),
+  PASSWORD_MIN_LENGTH: Joi.number()
+    .integer()
+    .min(1)
+    .max(PASSWORD_MAX_LENGTH)
+    .default(8)
+    .description(`Shortest accepted password, in characters (the longest is ${PASSWORD_MAX_LENGTH}).`),
+  // OWASP's first choice for password storage, at its minimum costs (m = 19 MiB, t = 2, p = 1).
+  ARGON2_MEMORY_KIB: Joi.number()
+    .integer()
+    .min(1024)
+    .max(1_048_576)
+    .default(19_456)
+    .description(
+      "Argon2id memory cost per password hash, in KiB (default 19456, OWASP's minimum). Each running hash holds it: hashing memory is at most HASH_WORKERS times this. Changing a cost rehashes each password at its next sign-in.",
+    ),
+  ARGON2_ITERATIONS: Joi.number()
+    .integer()
+    .min(1)
+    .max(100)
+    .default(2)
+    .description("Argon2id time cost: passes over the memory (default 2, OWASP's minimum)."),
+  ARGON2_PARALLELISM: Joi.number()
+    .integer()
+    .min(1)
+    .max(16)
+    .default(1)
+    .description("Argon2id parallelism: lanes per hash (default 1, OWASP's; at least 8 KiB of ARGON2_MEMORY_KIB each)."),
   HASH_WORKERS: Joi.number()
     .integer()
     .min(1)
@@ -169,7 +197,7 @@ export const identityConfigSchema = baseConfigSchema.keys({
   SOCIAL_PROVIDERS: commaList(SOCIAL_PROVIDER_NAMES)
     .default([])
     .description(
-      "Social sign-in providers to enable, comma-separated: facebook, github, google. Default none; a disabled provider's POST /auth/<provider> is a 404.",
+      "Social sign-in providers to enable, comma-separated: facebook, github, google. Default none; a disabled provider's POST /auth/<provider> is a 404. With NODE_ENV=production each one needs its app binding (GITHUB_CLIENT_ID and _SECRET, FACEBOOK_APP_ID and _SECRET, GOOGLE_CLIENT_ID), or the service refuses to start.",
     ),
   SOCIAL_TIMEOUT_MS: Joi.number()
     .integer()

@@ -15,6 +15,9 @@ export const identityErrors = {
   notYourProfile(): AppError {
     return errors.forbidden('You may change only your own profile.', 'not_your_profile');
   },
+  notYourPassword(): AppError {
+    return errors.forbidden("A user token changes only its own user's password.", 'not_your_password');
+  },
   roleNotGrantable(): AppError {
     return errors.forbidden('Only the master key or an admin may create an admin.', 'role_not_grantable');
   },
@@ -29,6 +32,7 @@ export const identityErrors = {
       title: 'Service unavailable',
       detail: 'Too many password checks in progress. Try again shortly.',
       headers: { 'Retry-After': '1' },
+      expected: true,
     });
   },
   /** The client closed the connection before its password was checked; nobody reads this answer. */

@@ -64,10 +64,11 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
   const users = new MongoUserRepository(mongo.db, { cursorSecret: config.PRINCIPAL_SECRET, filters: USER_FILTERS });
   const hasher = createPasswordHasher({
-    rounds: config.BCRYPT_ROUNDS,
+    argon2: { memoryKib: config.ARGON2_MEMORY_KIB, iterations: config.ARGON2_ITERATIONS, parallelism: config.ARGON2_PARALLELISM },
     workers: config.HASH_WORKERS,
     nice: config.HASH_WORKER_NICE,
     maxQueue: config.HASH_QUEUE_MAX,
+    signInShare: config.HASH_SIGN_IN_SHARE / 100,
   });
   const redis = createRedis(config.REDIS_URL, logger);
   const abuse = abuseProtection ? wireAbuseProtection({ config, logger, metrics, hasher, redis }) : undefined;

@@ -81,7 +81,7 @@ describe('POST /auth', () => {
     expect(wrongBody.code).toBe('invalid_credentials');
   });
 
-  test('when a password longer than 72 bytes starts with the real 72-byte password, then 401 (no truncation)', async () => {
+  test('when a password starts with the real 72-byte one and goes on, then 401 (no truncation)', async () => {
     const password = 'p'.repeat(72);
     const user = await h.aUser({ password });
 

@@ -14,7 +14,7 @@ import {
   type GoogleAccount,
 } from './support/fake-providers';
 import { basic, expectProblem, MASTER, startIdentity, TEST_JWT_SECRET, type IdentityHarness } from './support/identity-harness';
-import { aPasswordReset } from './support/password-resets';
+import { aPasswordReset, verificationTokenOf } from './support/password-resets';
 
 const APP_ID = '1234567890';
 const APP_SECRET = 'fake-app-secret-0123456789';
@@ -173,9 +173,55 @@ describe('POST /auth/facebook, /auth/github, /auth/google', () => {
       expect(res.body.user).toMatchObject({ id: existing.id, email: existing.email, name: 'Ada' });
       expect(await h.userDoc(existing.id)).toMatchObject({
         providers: { google: account.sub },
-        passwordHash: expect.stringMatching(/^\$2/),
+        passwordHash: expect.stringMatching(/^\$argon2id\$/),
       });
       await h.call('post', '/auth', MASTER).set('Authorization', basic(existing.email, existing.password)).expect(201);
+    });
+
+    test("when a stranger signed the address up with his password and the owner only confirmed the mailed link, then 409 account_password_unproven: linking would keep the stranger's password working", async () => {
+      // The stranger signs up the owner's address; the owner confirms the link that came to it.
+      const stranger = await h.aUser();
+      await h.call('put', `/email-verifications/${await verificationTokenOf(h, stranger.id)}`).expect(200);
+      const owner = aGoogleAccount(CLIENT_ID, { email: stranger.email, emailVerified: true });
+
+      const res = await signInWith('google', google.issueToken(owner));
+
+      expectProblem(res, 409);
+      expect(res.body).toMatchObject({ code: 'account_password_unproven', param: 'email' });
+      expect(res.body.detail).toMatch(/POST \/password-resets/);
+      expect((await h.userDoc(stranger.id))?.providers).toBeUndefined();
+    });
+
+    test("when the owner then resets the password, then the provider links, and the stranger's password no longer signs in", async () => {
+      const stranger = await h.aUser();
+      await h.call('put', `/email-verifications/${await verificationTokenOf(h, stranger.id)}`).expect(200);
+      const owner = aGoogleAccount(CLIENT_ID, { email: stranger.email, emailVerified: true });
+      const { token } = await aPasswordReset(h, stranger);
+      await h.call('put', `/password-resets/${token}`).type('form').send({ password: 'the-owners-password' }).expect(200);
+
+      const res = await signInWith('google', google.issueToken(owner));
+
+      expect(res.status).toBe(201);
+      expect(res.body.user.id).toBe(stranger.id);
+      await h.call('post', '/auth', MASTER).set('Authorization', basic(stranger.email, stranger.password)).expect(401);
+    });
+
+    test('when the owner changed a password set through a reset link (their token and HTTP Basic, knowing it), then it is still theirs and the provider links', async () => {
+      const user = await h.aUser();
+      const { token } = await aPasswordReset(h, user);
+      await h.call('put', `/password-resets/${token}`).type('form').send({ password: 'reset-password' }).expect(200);
+      await h
+        .call('put', `/users/${user.id}/password`, user.principal)
+        .set('Authorization', basic(user.email, 'reset-password'))
+        .type('form')
+        .send({ password: 'changed-password' })
+        .expect(200);
+      const owner = aGoogleAccount(CLIENT_ID, { email: user.email, emailVerified: true });
+
+      const res = await signInWith('google', google.issueToken(owner));
+
+      expect(res.status).toBe(201);
+      expect(res.body.user.id).toBe(user.id);
     });
 
     test('when Google vouches for the e-mail of an account whose address was never verified, then 409 account_email_unverified and nothing is linked', async () => {

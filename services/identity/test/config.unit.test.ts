@@ -31,16 +31,18 @@ describe('identity config', () => {
       JWT_TTL_SECONDS: 900,
       REFRESH_TOKEN_TTL_SECONDS: 2_592_000,
       PASSWORD_MIN_LENGTH: 8,
-      BCRYPT_ROUNDS: 10,
+      ARGON2_MEMORY_KIB: 19_456,
+      ARGON2_ITERATIONS: 2,
+      ARGON2_PARALLELISM: 1,
       HASH_WORKERS: availableParallelism(),
       HASH_WORKER_NICE: 19,
     });
   });
 
   test('every bad key is named', () => {
-    const problems = problemsOf({ PRINCIPAL_SECRET: 'short', JWT_SECRET: 'short', BCRYPT_ROUNDS: '3', HASH_WORKERS: '0' });
+    const problems = problemsOf({ PRINCIPAL_SECRET: 'short', JWT_SECRET: 'short', ARGON2_MEMORY_KIB: '512', HASH_WORKERS: '0' });
 
-    for (const key of ['MONGODB_URL', 'PRINCIPAL_SECRET', 'JWT_SECRET', 'BCRYPT_ROUNDS', 'HASH_WORKERS']) {
+    for (const key of ['MONGODB_URL', 'PRINCIPAL_SECRET', 'JWT_SECRET', 'ARGON2_MEMORY_KIB', 'HASH_WORKERS']) {
       expect(problems.join('\n')).toContain(key);
     }
   });

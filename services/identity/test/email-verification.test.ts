@@ -3,7 +3,7 @@ import { ObjectId } from 'mongodb';
 import { EMAIL_VERIFICATIONS_COLLECTION, type EmailVerificationDocument } from '../src/data/email-verification.repository';
 import { hashResetToken } from '../src/domain/password-reset';
 import { basic, MASTER, type IdentityHarness } from './support/identity-harness';
-import { linkIn, pause, startMailPipeline, type MailPipeline } from './support/password-resets';
+import { eventually, linkIn, pause, startMailPipeline, type MailPipeline } from './support/password-resets';
 
 /**
  * E-mail verification end to end inside identity: sign-up → outbox → relay → RabbitMQ → the real
@@ -13,10 +13,12 @@ describe('e-mail verification', () => {
   let pipeline: MailPipeline;
   let h: IdentityHarness;
   let strict: IdentityHarness;
+  let raced: IdentityHarness;
   beforeAll(async () => {
     pipeline = await startMailPipeline();
     h = await pipeline.identity({ RESET_MAILS_PER_EMAIL: '2/3600' }, { abuse: true, verifications: true });
     strict = await pipeline.identity({ REQUIRE_VERIFIED_EMAIL: 'true' }, { verifications: true });
+    raced = await pipeline.identity({ RESET_MAILS_PER_EMAIL: '3/3600' }, { abuse: true, verifications: true });
   });
   afterAll(() => pipeline.stop());
 
@@ -27,7 +29,8 @@ describe('e-mail verification', () => {
       .toArray();
   const signUp = (on: IdentityHarness, email: string, password = 'correct-horse') =>
     on.call('post', '/users', MASTER).send({ email, password });
-  const askAgain = (email: string) => h.call('post', '/email-verifications', MASTER).type('form').send({ email });
+  const askAgainOn = (on: IdentityHarness, email: string) => on.call('post', '/email-verifications', MASTER).type('form').send({ email });
+  const askAgain = (email: string) => askAgainOn(h, email);
   const verificationMails = (email: string) => pipeline.mailsTo(email).filter((m) => m.subject === 'Confirm your e-mail address');
 
   test('when a user signs up, then exactly one verification mail arrives, and its link verifies the address once', async () => {
@@ -104,6 +107,25 @@ describe('e-mail verification', () => {
     expect((await h.call('put', `/email-verifications/${linkIn(mails[2]!).token}`)).status).toBe(200);
   });
 
+  test('when 20 requests for a new link race, then one link is left, and exactly one of the mailed links works', async () => {
+    const email = randomEmail();
+    const created = await signUp(raced, email);
+    await pipeline.waitForMailsTo(email, 1);
+
+    const replies = await Promise.all(Array.from({ length: 20 }, () => askAgainOn(raced, email)));
+    await eventually(async () => (await rows(raced, created.body.id)).every((row) => row.mail?.status === 'sent'), {
+      what: 'the mails of the links left',
+    });
+    await pause(1_000);
+
+    expect(replies.map((r) => r.status)).toEqual(Array(20).fill(202));
+    expect(await rows(raced, created.body.id)).toHaveLength(1);
+    const looks = await Promise.all(
+      verificationMails(email).map((mail) => raced.call('get', `/email-verifications/${linkIn(mail).token}`)),
+    );
+    expect(looks.map((r) => r.status).filter((status) => status === 200)).toHaveLength(1);
+  });
+
   test('when a new link is asked for an unknown or an already verified address, then the answer is the same 202 and no mail goes', async () => {
     const verifiedEmail = randomEmail();
     await signUp(h, verifiedEmail);
@@ -170,6 +192,11 @@ describe('e-mail verification', () => {
     expect(page.headers['content-security-policy']).toContain("default-src 'none'");
     expect(page.headers['cache-control']).toBe('no-store');
     expect(page.text).toContain('<form method="post"');
+    // Whoever opens it learns that an account exists with their address, since when, and what to
+    // do if it isn't theirs: confirming proves the address, not who chose the password.
+    expect(page.text).toContain(`An account was created with this address on ${created.body.createdAt.slice(0, 10)}`);
+    expect(page.text).toMatch(/If you did not create it, do not confirm/);
+    expect(page.text).toMatch(/reset the password/i);
     expect(stillUnverified).toBe(false);
     expect(done.status).toBe(200);
     expect(done.text).toContain('Your e-mail address is confirmed');

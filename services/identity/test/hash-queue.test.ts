@@ -9,7 +9,7 @@ describe('bounded hashing', () => {
   let h: IdentityHarness;
   beforeAll(async () => {
     // One worker, slow hashes and no waiting room: a burst is bound to find the queue full.
-    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '1', BCRYPT_ROUNDS: '12' });
+    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '1', ARGON2_MEMORY_KIB: '19456', ARGON2_ITERATIONS: '64' });
   });
   afterAll(() => h.close());
 
@@ -33,13 +33,40 @@ describe('bounded hashing', () => {
   });
 });
 
+describe('hashing capacity kept for sign-ins', () => {
+  let h: IdentityHarness;
+  beforeAll(async () => {
+    // One worker, slow hashes, four waiting: five checks at most in flight, the default share of them kept for sign-ins.
+    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '4', ARGON2_MEMORY_KIB: '19456', ARGON2_ITERATIONS: '64' });
+  });
+  afterAll(() => h.close());
+
+  test('when other hashing (a flood of sign-ups) fills the queue, then sign-ins still get their checks: no 503 for them, and the flood is bounded', async () => {
+    const users = [await h.aUser(), await h.aUser(), await h.aUser()];
+    const flood = Array.from({ length: 12 }, (_, i) =>
+      h
+        .call('post', '/users', MASTER)
+        .send({ email: `flood-${i}-${Date.now()}@example.com`, password: 'flood-password-1' })
+        .then((r) => r),
+    );
+    await eventually(() => h.hasher.stats().inFlight > 0, { what: 'the flood to reach the hasher' });
+
+    const signIns = await Promise.all(users.map((u) => h.call('post', '/auth', MASTER).set('Authorization', basic(u.email, u.password))));
+    const floodStatuses = (await Promise.all(flood)).map((r) => r.status);
+
+    expect(signIns.map((r) => r.status)).toEqual([201, 201, 201]);
+    expect(floodStatuses.filter((s) => s === 503).length).toBeGreaterThan(0);
+    expect(floodStatuses.every((s) => s === 201 || s === 503)).toBe(true);
+  });
+});
+
 describe('a client that goes away', () => {
   let h: IdentityHarness;
   let server: http.Server;
   let port: number;
   beforeAll(async () => {
-    // One worker and checks slow enough (cost 12) to close a connection while one waits or runs.
-    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '4', BCRYPT_ROUNDS: '12' });
+    // One worker and checks slow enough (64 passes over 19 MiB, ~0.3 s, as bcrypt cost 12 was) to close a connection while one waits or runs.
+    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '4', ARGON2_MEMORY_KIB: '19456', ARGON2_ITERATIONS: '64' });
     server = http.createServer(h.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;

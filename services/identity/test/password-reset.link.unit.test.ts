@@ -1,4 +1,5 @@
-import { hashResetToken, mailName, newResetToken, resetLink } from '../src/domain/password-reset';
+import { hashResetToken, mailName, newResetToken } from '../src/domain/password-reset';
+import { resetLink } from '../src/domain/reset-link';
 
 const settings = { linkOrigins: ['https://app.example.com', 'http://localhost:3000'], defaultPage: 'https://example.com/reset/' };
 const token = 'A'.repeat(43);
@@ -7,7 +8,12 @@ describe('resetLink', () => {
   test.each([
     ['an allowed origin', 'https://app.example.com/account/reset', 'https://app.example.com/account/reset/'],
     ['an allowed origin with a port', 'http://localhost:3000/reset', 'http://localhost:3000/reset/'],
-    ['an allowed origin written in capitals', 'HTTPS://APP.EXAMPLE.COM/reset/', 'HTTPS://APP.EXAMPLE.COM/reset/'],
+    [
+      'an allowed origin written in capitals (normalised as a browser reads it)',
+      'HTTPS://APP.EXAMPLE.COM/reset/',
+      'https://app.example.com/reset/',
+    ],
+    ['an allowed origin with its default port', 'https://app.example.com:443/reset', 'https://app.example.com/reset/'],
   ])('when the link has %s, then the mail links to <link>/<token>', (_label, link, expected) => {
     expect(resetLink(link, token, settings)).toBe(`${expected}${token}`);
   });
@@ -21,6 +27,8 @@ describe('resetLink', () => {
     ['another port', 'https://app.example.com:8443/reset'],
     ['another scheme', 'http://app.example.com/reset'],
     ['no URL', 'reset-page'],
+    ['a query string, where the token would land', 'https://app.example.com/reset?next='],
+    ['a fragment', 'https://app.example.com/reset#'],
   ])('when the request has %s, then the default page is used', (_label, link) => {
     expect(resetLink(link, token, settings)).toBe(`https://example.com/reset/${token}`);
   });

@@ -84,6 +84,9 @@ describe('POST /password-resets', () => {
       'http://127.0.0.1:9000/password-resets/',
     ],
     ['no link', undefined, 'http://127.0.0.1:9000/password-resets/'],
+    // Read as a browser reads it: the mail carries the normalised link, never no mail at all.
+    ['an allowed origin in capitals', 'HTTPS://APP.Example.TEST/Account/Reset', 'https://app.example.test/Account/Reset/'],
+    ['an allowed origin and no path', 'https://app.example.test', 'https://app.example.test/'],
   ])('when the link has %s, then the mail links to the right page', async (_label, link, page) => {
     const user = await h.aUser();
 
@@ -111,12 +114,28 @@ describe('POST /password-resets', () => {
     expect(rows[0]!.mail!.envelope.id).not.toBe(first!.mail!.envelope.id);
   });
 
+  test('when 20 requests for one user race without a cap, then exactly one reset is left, with its mail', async () => {
+    const user = await h.aUser();
+
+    const replies = await Promise.all(Array.from({ length: 20 }, () => requestReset({ email: user.email })));
+
+    expect(replies.map((r) => r.status)).toEqual(Array(20).fill(202));
+    const rows = await resetsOf(h, user.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.mail).toMatchObject({ status: 'pending', envelope: { data: { to: user.email } } });
+  });
+
   test.each([
     ['no e-mail', {}, 'email'],
     ['a malformed e-mail', { email: 'not-an-email' }, 'email'],
     ['an e-mail as an operator', { 'email[$ne]': 'x' }, 'email'],
     ['a link that is not a URL', { email: 'ada@example.test', link: 'not a url' }, 'link'],
     ['a javascript: link', { email: 'ada@example.test', link: 'javascript:alert(1)' }, 'link'],
+    // The token is appended to the link's path: in a query it would land in `?next=<token>`.
+    ['a link with a query string', { email: 'ada@example.test', link: 'https://app.example.test/reset?next=/home' }, 'link'],
+    ['a link with an empty query string', { email: 'ada@example.test', link: 'https://app.example.test/reset?' }, 'link'],
+    ['a link with a fragment', { email: 'ada@example.test', link: 'https://app.example.test/reset#form' }, 'link'],
+    ['a link with credentials', { email: 'ada@example.test', link: 'https://user:pw@app.example.test/reset' }, 'link'],
   ])('when the body has %s, then 400 naming %s and nothing is stored', async (_label, body, param) => {
     const before = await resets(h).countDocuments();
 

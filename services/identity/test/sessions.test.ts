@@ -245,6 +245,40 @@ describe('sessions: sign-in, refresh, logout, listing', () => {
     expect((await refresh(keep.refreshToken)).status).toBe(201);
   });
 
+  test('a password change records a user-wide revocation of older credentials that spares the kept session, and moves that session to the new epoch', async () => {
+    const user = await h.aUser();
+    const keep = (await signIn(user)).body;
+
+    const res = await h
+      .call('put', '/users/me/password', asSession(user, keep.token))
+      .set('Authorization', basic(user.email, user.password))
+      .send({ password: 'a-brand-new-password' });
+
+    expect(res.status).toBe(200);
+    const epoch = ((await h.userDoc(user.id))?.credentialsChangedAt as Date).getTime();
+    expect(await revoked()).toContain(`u:${user.id}:${epoch}:${claimsOf(keep.token).sid}`);
+    expect(await sessionDoc(claimsOf(keep.token).sid)).toMatchObject({ credentialsEpoch: epoch });
+    const next = await refresh(keep.refreshToken);
+    expect(next.status).toBe(201);
+    expect(claimsOf(next.body.token).cep).toBe(epoch);
+    expect(claimsOf((await signIn({ ...user, password: 'a-brand-new-password' })).body.token).cep).toBe(epoch);
+  });
+
+  test('when a session was opened with an older password than the user now has (a sign-in that raced a change), then its refresh is refused, it ends, and it is not listed', async () => {
+    const user = await h.aUser();
+    const raced = (await signIn(user)).body;
+    // What a sign-in that checked the old password just before the change leaves behind.
+    await h.db.collection('users').updateOne({ _id: new ObjectId(user.id) }, { $set: { credentialsChangedAt: new Date() } });
+
+    const res = await refresh(raced.refreshToken);
+
+    expectProblem(res, 401);
+    expect(res.body.code).toBe('invalid_refresh_token');
+    expect(await sessionDoc(claimsOf(raced.token).sid)).toBeNull();
+    expect(await revoked()).toContain(`s:${claimsOf(raced.token).sid}`);
+    expect((await h.call('get', '/users/me/sessions', user.principal)).body).toEqual({ count: 0, rows: [] });
+  });
+
   test('deleting a user ends their sessions and records a user-wide revocation', async () => {
     const admin = await h.aUser({ role: 'admin' });
     const user = await h.aUser();

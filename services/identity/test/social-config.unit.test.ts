@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, type Logger } from '@restgate/shared';
 import { identityConfigSchema, type IdentityConfig } from '../src/config';
-import { createSocialLogin } from '../src/domain/social/social-login';
+import { createSocialLogin, socialAppProblems } from '../src/domain/social/social-login';
 
 const minimal = {
   MONGODB_URL: 'mongodb://127.0.0.1:27017',
@@ -8,6 +8,16 @@ const minimal = {
   REDIS_URL: 'redis://127.0.0.1:6379',
   PRINCIPAL_SECRET: 'p'.repeat(32),
   JWT_SECRET: 'j'.repeat(32),
+};
+
+/** Every provider on, each bound to its app (client ids and secrets). */
+const EVERY_PROVIDER_BOUND = {
+  SOCIAL_PROVIDERS: 'facebook,github,google',
+  FACEBOOK_APP_ID: '1',
+  FACEBOOK_APP_SECRET: 's',
+  GITHUB_CLIENT_ID: 'g',
+  GITHUB_CLIENT_SECRET: 'gs',
+  GOOGLE_CLIENT_ID: 'c',
 };
 
 const load = (env: Record<string, string>): IdentityConfig => loadConfig(identityConfigSchema, { ...minimal, ...env });
@@ -73,18 +83,22 @@ describe('social sign-in config', () => {
     const warnings: string[] = [];
     const logger = { warn: (msg: string) => warnings.push(msg) } as unknown as Logger;
 
-    createSocialLogin(
-      load({
-        SOCIAL_PROVIDERS: 'facebook,github,google',
-        FACEBOOK_APP_ID: '1',
-        FACEBOOK_APP_SECRET: 's',
-        GITHUB_CLIENT_ID: 'g',
-        GITHUB_CLIENT_SECRET: 'gs',
-        GOOGLE_CLIENT_ID: 'c',
-      }),
-      logger,
-    );
+    createSocialLogin(load(EVERY_PROVIDER_BOUND), logger);
 
     expect(warnings).toEqual([]);
+  });
+
+  test('in production, each enabled provider without its app binding is a problem naming the keys to set (start refuses), and nothing else is', () => {
+    const problems = socialAppProblems(load({ NODE_ENV: 'production', SOCIAL_PROVIDERS: 'facebook,github,google' }));
+    const bound = socialAppProblems(load({ NODE_ENV: 'production', ...EVERY_PROVIDER_BOUND }));
+    const disabled = socialAppProblems(load({ NODE_ENV: 'production' }));
+
+    expect(problems).toEqual([
+      expect.stringMatching(/^SOCIAL_PROVIDERS enables facebook without FACEBOOK_APP_ID and FACEBOOK_APP_SECRET: .*any Facebook app/),
+      expect.stringMatching(/^SOCIAL_PROVIDERS enables github without GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET: .*any GitHub app/),
+      expect.stringMatching(/^SOCIAL_PROVIDERS enables google without GOOGLE_CLIENT_ID: .*any Google client/),
+    ]);
+    expect(bound).toEqual([]);
+    expect(disabled).toEqual([]);
   });
 });

@@ -17,7 +17,9 @@ const record: UserRecord = {
   picture: 'https://example.com/ada.png',
   role: 'admin',
   passwordHash: '$2b$10$secret',
+  passwordProven: false,
   emailVerified: false,
+  credentialsEpoch: 0,
   createdAt: new Date('2024-03-01T12:00:00.000Z'),
 };
 

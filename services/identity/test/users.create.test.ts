@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { randomEmail, uniqueSuffix } from '@restgate/shared/testing';
-import bcrypt from 'bcryptjs';
+import { verifySync } from '@node-rs/argon2';
 import { ANONYMOUS, expectProblem, MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';
 
 /** A well-formed, unique address of `length` characters (198 to 260): local part 64, labels at most 63. */
@@ -17,7 +17,7 @@ describe('POST /users', () => {
 
   const users = () => h.db.collection('users');
 
-  test('when the master key sends an e-mail and a password as a form, then 201 with the full view and defaults, and a bcrypt hash is stored', async () => {
+  test('when the master key sends an e-mail and a password as a form, then 201 with the full view and defaults, and an Argon2id hash at the configured costs is stored', async () => {
     const email = randomEmail('ada');
     const password = `secret-${uniqueSuffix()}`;
 
@@ -38,8 +38,8 @@ describe('POST /users', () => {
     const doc = await h.userDoc(res.body.id);
     expect(doc).toMatchObject({ email, role: 'user', name: email.split('@')[0] });
     expect(doc).not.toHaveProperty('password');
-    expect(doc?.passwordHash).toMatch(/^\$2[aby]\$04\$/);
-    expect(bcrypt.compareSync(password, doc?.passwordHash)).toBe(true);
+    expect(doc?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$/);
+    expect(verifySync(doc?.passwordHash, password)).toBe(true);
   });
 
   test('when name, picture and role are given as JSON, then they are kept', async () => {
@@ -75,14 +75,20 @@ describe('POST /users', () => {
     expect((await h.userDoc(res.body.id))?.email).toBe(email);
   });
 
-  test('when the password is exactly 72 bytes of multi-byte characters, then it is accepted and the whole of it is what counts', async () => {
-    const password = 'é'.repeat(36); // 36 characters, 72 bytes
+  test('when the password is 200 multi-byte characters (400 bytes), then it is accepted and the whole of it is what counts', async () => {
+    const password = 'é'.repeat(199) + 'x';
     const res = await h.call('post', '/users', MASTER).send({ email: randomEmail(), password });
 
     expect(res.status).toBe(201);
     const hash = (await h.userDoc(res.body.id))?.passwordHash;
-    expect(bcrypt.compareSync(password, hash)).toBe(true);
-    expect(bcrypt.compareSync('é'.repeat(35), hash)).toBe(false);
+    expect(verifySync(hash, password)).toBe(true);
+    expect(verifySync(hash, 'é'.repeat(199) + 'y')).toBe(false);
+  });
+
+  test('when the password is 256 emoji (512 UTF-16 units), then it is accepted: the limit counts characters', async () => {
+    const res = await h.call('post', '/users', MASTER).send({ email: randomEmail(), password: '🔑'.repeat(256) });
+
+    expect(res.status).toBe(201);
   });
 
   describe('access', () => {
@@ -121,8 +127,8 @@ describe('POST /users', () => {
       ['no e-mail', { password: 'long-enough' }, 'email'],
       ['no password', { email: 'x@example.com' }, 'password'],
       ['a password shorter than 8 characters', { email: 'x@example.com', password: 'short77' }, 'password'],
-      ['a password of 73 ASCII bytes', { email: 'x@example.com', password: 'a'.repeat(73) }, 'password'],
-      ['a password of 74 bytes in 37 characters', { email: 'x@example.com', password: 'é'.repeat(37) }, 'password'],
+      ['a password of 257 characters', { email: 'x@example.com', password: 'a'.repeat(257) }, 'password'],
+      ['a password of 257 multi-byte characters', { email: 'x@example.com', password: 'é'.repeat(257) }, 'password'],
       ['an unknown role', { email: 'x@example.com', password: 'long-enough', role: 'root' }, 'role'],
       [
         'a picture that is not an http(s) URL',
@@ -147,11 +153,11 @@ describe('POST /users', () => {
       },
     );
 
-    test('when the password is 73 bytes, then the message says bytes', async () => {
-      const res = await h.call('post', '/users', MASTER).send({ email: randomEmail(), password: 'ü'.repeat(36) + 'a' });
+    test('when the password is 257 characters, then the message names the limit of 256', async () => {
+      const res = await h.call('post', '/users', MASTER).send({ email: randomEmail(), password: 'ü'.repeat(257) });
 
       expectProblem(res, 400, 'password');
-      expect(res.body.message).toMatch(/72 bytes/);
+      expect(res.body.message).toMatch(/256/);
     });
 
     test('when the form carries email[$ne]=x, then it is a key of its own: 400 for the missing e-mail, and nothing is written', async () => {

@@ -1,4 +1,4 @@
-import { basic, expectProblem, MASTER, startIdentity, unknownId, type IdentityHarness } from './support/identity-harness';
+import { basic, expectProblem, MASTER, startIdentity, unknownId, type IdentityHarness, type TestUser } from './support/identity-harness';
 
 describe('PUT /users/:id/password and /users/me/password', () => {
   let h: IdentityHarness;
@@ -9,12 +9,12 @@ describe('PUT /users/:id/password and /users/me/password', () => {
 
   const signIn = (email: string, password: string) => h.call('post', '/auth', MASTER).set('Authorization', basic(email, password));
 
-  test('when a user sends their Basic credentials and a new password (form) to /users/me/password, then 200 and only the new password signs in', async () => {
+  test('when a user sends their token, their Basic credentials and a new password (form) to /users/me/password, then 200 and only the new password signs in', async () => {
     const user = await h.aUser();
     const before = await h.userDoc(user.id);
 
     const res = await h
-      .call('put', '/users/me/password')
+      .call('put', '/users/me/password', user.principal)
       .set('Authorization', basic(user.email, user.password))
       .type('form')
       .send({ password: 'brand-new-password' });
@@ -38,7 +38,7 @@ describe('PUT /users/:id/password and /users/me/password', () => {
     const user = await h.aUser();
 
     const res = await h
-      .call('put', `/users/${user.id}/password`)
+      .call('put', `/users/${user.id}/password`, user.principal)
       .set('Authorization', basic(user.email, user.password))
       .send({ password: 'another-new-one' });
 
@@ -49,20 +49,22 @@ describe('PUT /users/:id/password and /users/me/password', () => {
   test.each([
     ['an existing user', async (h: IdentityHarness) => (await h.aUser()).id],
     ['an unknown id', async () => unknownId()],
-  ])("when the Basic credentials are another valid user's and the id is %s, then the wrong-password 401 and nothing changes", async (_label, target) => {
+  ])("when a user's own token and Basic credentials come with an id that is %s, then 403 and nothing changes", async (_label, target) => {
     const attacker = await h.aUser();
     const id = await target(h);
     const before = id.length === 24 ? await h.userDoc(id) : null;
+    const checks = h.hasher.stats().completed;
 
     const res = await h
-      .call('put', `/users/${id}/password`)
+      .call('put', `/users/${id}/password`, attacker.principal)
       .set('Authorization', basic(attacker.email, attacker.password))
       .type('form')
       .send({ password: 'taken-over-now' });
 
-    // The same answer as a wrong password: it can't tell whether the attacker's password was right.
-    expectProblem(res, 401);
-    expect(res.body.code).toBe('invalid_credentials');
+    // Decided from the caller's own token, before any password work: it tells nothing about anyone's password.
+    expectProblem(res, 403);
+    expect(res.body.code).toBe('not_your_password');
+    expect(h.hasher.stats().completed).toBe(checks);
     if (before) expect((await h.userDoc(id))?.passwordHash).toBe(before.passwordHash);
     expect((await signIn(attacker.email, attacker.password)).status).toBe(201);
   });
@@ -70,6 +72,7 @@ describe('PUT /users/:id/password and /users/me/password', () => {
   test.each([
     ['a wrong password', (email: string) => basic(email, 'wrong-password')],
     ['an unknown e-mail', () => basic('nobody@example.com', 'whatever-password')],
+    ["an e-mail that is not the token user's", () => basic('someone-else@example.com', 'whatever-password')],
     ['no Authorization header', () => undefined],
     ['a malformed Basic header', () => 'Basic %%%'],
   ])('when the request has %s, then 401 with a Basic challenge and nothing changes', async (_label, authorization) => {
@@ -77,7 +80,7 @@ describe('PUT /users/:id/password and /users/me/password', () => {
     const before = await h.userDoc(user.id);
     const header = authorization(user.email);
 
-    let req = h.call('put', `/users/${user.id}/password`);
+    let req = h.call('put', `/users/${user.id}/password`, user.principal);
     if (header) req = req.set('Authorization', header);
     const res = await req.type('form').send({ password: 'new-password-x' });
 
@@ -96,14 +99,33 @@ describe('PUT /users/:id/password and /users/me/password', () => {
   });
 
   test.each([
+    ['/users/me/password', (_user: TestUser) => '/users/me/password'],
+    ['/users/:id/password', (user: TestUser) => `/users/${user.id}/password`],
+  ])('when %s comes with the right Basic credentials but no user token, then 401 before any password is checked, and nothing changes', async (_label, path) => {
+    const user = await h.aUser();
+    const before = await h.userDoc(user.id);
+    const checks = h.hasher.stats().completed;
+
+    const res = await h.call('put', path(user)).set('Authorization', basic(user.email, user.password)).type('form').send({ password: 'new-password-x' });
+
+    expectProblem(res, 401);
+    expect(h.hasher.stats().completed).toBe(checks);
+    expect((await h.userDoc(user.id))?.passwordHash).toBe(before?.passwordHash);
+  });
+
+  test.each([
     ['no new password', {}],
     ['a short one', { password: 'short' }],
-    ['one over 72 bytes', { password: 'ß'.repeat(37) }],
+    ['one over 256 characters', { password: 'ß'.repeat(257) }],
   ])('when the body has %s, then 400 naming password and nothing changes', async (_label, body) => {
     const user = await h.aUser();
     const before = await h.userDoc(user.id);
 
-    const res = await h.call('put', '/users/me/password').set('Authorization', basic(user.email, user.password)).type('form').send(body);
+    const res = await h
+      .call('put', '/users/me/password', user.principal)
+      .set('Authorization', basic(user.email, user.password))
+      .type('form')
+      .send(body);
 
     expectProblem(res, 400, 'password');
     expect((await h.userDoc(user.id))?.passwordHash).toBe(before?.passwordHash);

@@ -58,7 +58,10 @@ describe('renderMail(mail.email-verification)', () => {
     expect(mail.subject).toBe('Confirm your e-mail address');
     for (const body of [mail.text, mail.html]) {
       expect(body).toContain('for 24 hours (until Wed, 02 Jan 2030 09:00 UTC)');
-      expect(body).toContain("If you didn't sign up, ignore this e-mail");
+      expect(body).toContain('An account was created with this e-mail address.');
+      // Confirming proves the address, not who chose the password: the owner who didn't sign up is told what to do.
+      expect(body).toContain("If you didn't sign up, don't confirm");
+      expect(body).toContain('password reset');
     }
     expect(mail.text).toContain('Hello Ada <3,');
     expect(mail.text).toContain('https://app.example.test/verify/tok"123');

@@ -6,8 +6,8 @@ import type { TokenIssuer } from '../domain/token-issuer';
 export function createTokenIssuer(options: { secret: string; issuer: string; audience: string; ttlSeconds: number }): TokenIssuer {
   const key: KeyObject = createSecretKey(Buffer.from(options.secret, 'utf8'));
   return {
-    issue: (user, sessionId) => ({
-      token: jwt.sign({ id: user.id, role: user.role, sid: sessionId }, key, {
+    issue: (user, session) => ({
+      token: jwt.sign({ id: user.id, role: user.role, sid: session.id, cep: session.credentialsEpoch }, key, {
         algorithm: 'HS256',
         subject: user.id,
         issuer: options.issuer,

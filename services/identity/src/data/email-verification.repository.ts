@@ -2,6 +2,7 @@ import { parseObjectId } from '@restgate/shared';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { EmailVerificationRecord, EmailVerificationRepository } from '../domain/email-verification';
 import type { EmailVerificationMail } from '../domain/email-verification-mail';
+import { ensureLiveLinkIndex, replaceLiveLink, type LiveLinkFields } from './live-link';
 import type { MailOutboxEntry } from './password-reset.repository';
 
 export const EMAIL_VERIFICATIONS_COLLECTION = 'email_verifications';
@@ -11,7 +12,7 @@ export const EMAIL_VERIFICATIONS_COLLECTION = 'email_verifications';
  * has the password resets' shape, so the same relay code publishes it. `userId`, `address` and
  * `mail` are null for the stand-in written for an address that gets no mail.
  */
-export interface EmailVerificationDocument {
+export interface EmailVerificationDocument extends LiveLinkFields {
   _id: ObjectId;
   userId: ObjectId | null;
   /** The address the link was sent to, and the only one it proves. */
@@ -35,20 +36,22 @@ export class MongoEmailVerificationRepository implements EmailVerificationReposi
   async ensureIndexes(): Promise<void> {
     await this.rows.createIndex({ tokenHash: 1 }, { unique: true, name: 'token_hash_unique' });
     await this.rows.createIndex({ userId: 1 }, { name: 'user_id' });
+    await ensureLiveLinkIndex(this.rows);
     await this.rows.createIndex({ expiresAt: 1 }, { name: 'expires_at' });
   }
 
-  async insertWithMail(row: {
+  /** The user's only live link from now on, with its mail (see `replaceLiveLink`); false when a racing request's stands. */
+  async replaceWithMail(row: {
     userId: string;
     email: string;
     tokenHash: string;
     expiresAt: Date;
     envelope: EmailVerificationMail;
-  }): Promise<void> {
+  }): Promise<boolean> {
     const userId = parseObjectId(row.userId);
-    if (!userId) throw new Error('insertWithMail: malformed user id');
+    if (!userId) throw new Error('replaceWithMail: malformed user id');
     const now = new Date();
-    await this.rows.insertOne({
+    return replaceLiveLink(this.rows, {
       _id: new ObjectId(),
       userId,
       address: row.email,

@@ -2,6 +2,7 @@ import { parseObjectId } from '@restgate/shared';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { PasswordResetRecord, PasswordResetRepository } from '../domain/password-reset';
 import type { PasswordResetMail } from '../domain/password-reset-mail';
+import { ensureLiveLinkIndex, replaceLiveLink, type LiveLinkFields } from './live-link';
 
 export const PASSWORD_RESETS_COLLECTION = 'password_resets';
 
@@ -25,7 +26,7 @@ export interface MailOutboxEntry {
  * MongoDB has them only on a replica set). `userId` and `mail` are null for the stand-in written
  * for an unknown e-mail (see request-password-reset.ts).
  */
-export interface PasswordResetDocument {
+export interface PasswordResetDocument extends LiveLinkFields {
   _id: ObjectId;
   userId: ObjectId | null;
   /** SHA-256 of the token (hex): the token itself is never stored. */
@@ -56,6 +57,7 @@ export class MongoPasswordResetRepository implements PasswordResetRepository {
   async ensureIndexes(): Promise<{ ttl: boolean }> {
     await this.resets.createIndex({ tokenHash: 1 }, { unique: true, name: 'token_hash_unique' });
     await this.resets.createIndex({ userId: 1 }, { name: 'user_id' });
+    await ensureLiveLinkIndex(this.resets);
     try {
       await this.resets.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expires_at_ttl' });
       return { ttl: true };
@@ -67,12 +69,12 @@ export class MongoPasswordResetRepository implements PasswordResetRepository {
     }
   }
 
-  /** The token and its mail request, in one insert. */
-  async insertWithMail(reset: { userId: string; tokenHash: string; expiresAt: Date; envelope: PasswordResetMail }): Promise<void> {
+  /** The user's only live reset from now on, with its mail (see `replaceLiveLink`); false when a racing request's stands. */
+  async replaceWithMail(reset: { userId: string; tokenHash: string; expiresAt: Date; envelope: PasswordResetMail }): Promise<boolean> {
     const userId = parseObjectId(reset.userId);
-    if (!userId) throw new Error('insertWithMail: malformed user id');
+    if (!userId) throw new Error('replaceWithMail: malformed user id');
     const now = new Date();
-    await this.resets.insertOne({
+    return replaceLiveLink(this.resets, {
       _id: new ObjectId(),
       userId,
       tokenHash: reset.tokenHash,

@@ -16,6 +16,8 @@ export function createRevocationRecorder(redis: RedisHandle['client'], prefix: s
   };
   return {
     sessionsEnded: (sessionIds) => record(sessionIds.map((session) => ({ session }))),
-    userEnded: (userId) => record([{ user: userId, before: Date.now() }]),
+    // No `before`: every epoch there can be, so no clock (of this replica or another) matters.
+    userEnded: (userId, options = {}) =>
+      record([{ user: userId, before: options.before ?? Number.MAX_SAFE_INTEGER, ...(options.except ? { except: options.except } : {}) }]),
   };
 }

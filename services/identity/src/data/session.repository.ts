@@ -9,6 +9,8 @@ interface SessionDocument {
   lastUsedAt: Date;
   userAgent: string | null;
   expiresAt: Date;
+  /** The user's credentials epoch the session was opened (or kept) with; absent on older sessions: 0. */
+  credentialsEpoch?: number;
 }
 
 /** A refresh token: `_id` is the SHA-256 of the token (hex), never the token. */
@@ -40,6 +42,7 @@ function toRecord(doc: SessionDocument): SessionRecord {
     lastUsedAt: doc.lastUsedAt,
     userAgent: doc.userAgent,
     expiresAt: doc.expiresAt,
+    credentialsEpoch: doc.credentialsEpoch ?? 0,
   };
 }
 
@@ -124,11 +127,23 @@ export class MongoSessionRepository implements SessionRepository {
     return toRecord(session);
   }
 
-  async listOfUser(userId: string, page: { page: number; limit: number }, now: Date): Promise<{ rows: SessionRecord[]; count: number }> {
+  async setCredentialsEpoch(sessionId: string, credentialsEpoch: number): Promise<void> {
+    const _id = parseObjectId(sessionId);
+    if (_id) await this.sessions.updateOne({ _id }, { $set: { credentialsEpoch } });
+  }
+
+  async listOfUser(
+    userId: string,
+    page: { page: number; limit: number },
+    now: Date,
+    credentialsEpoch = 0,
+  ): Promise<{ rows: SessionRecord[]; count: number }> {
     const id = parseObjectId(userId);
     if (!id) return { rows: [], count: 0 };
     await this.deleteExpiredOf(id, now);
-    const filter = { userId: id, expiresAt: { $gt: now } };
+    // Sessions of an older password are dead (refused at refresh and at the gateway), whether or
+    // not the change's clean-up saw them; sessions stored before the field existed are older than any change.
+    const filter = { userId: id, expiresAt: { $gt: now }, ...(credentialsEpoch > 0 ? { credentialsEpoch: { $gte: credentialsEpoch } } : {}) };
     const [docs, count] = await Promise.all([
       this.sessions
         .find(filter)

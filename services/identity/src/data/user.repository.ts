@@ -8,7 +8,7 @@ import {
   type ListingPage,
 } from '@restgate/shared';
 import { ObjectId, type Collection, type Db, type Filter, type UpdateFilter } from 'mongodb';
-import type { NewUser, ProviderLinks, UserPage, UserRepository, UserSummary } from '../domain/identity-deps';
+import type { NewUser, ProviderLinks, UserChanges, UserPage, UserRepository, UserSummary } from '../domain/identity-deps';
 import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from '../domain/social/social-provider';
 import type { Role, UserRecord } from '../domain/user';
 
@@ -24,6 +24,10 @@ interface UserDocument {
   providers?: ProviderLinks;
   /** When someone proved they own the e-mail (absent: never). */
   emailVerifiedAt?: Date;
+  /** When a change or reset last set the password (absent: never); set with `passwordHash`. */
+  credentialsChangedAt?: Date;
+  /** The password is the address owner's (see UserRecord); absent on documents from before it was recorded: not proven. */
+  passwordProven?: boolean;
   createdAt: Date;
   updatedAt: Date;
   /** Grows with every change; absent on documents written before versions (version 0). */
@@ -68,9 +72,21 @@ function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
     picture: doc.picture,
     role: doc.role,
     emailVerified: isVerified(doc),
+    credentialsEpoch: doc.credentialsChangedAt?.getTime() ?? 0,
     createdAt: doc.createdAt,
     version: doc.version ?? 0,
   };
+}
+
+/**
+ * What a write stores for `passwordProven`: a password set in the step that proves the address (a
+ * reset link) is the owner's; a sign-up's is not; a later change keeps the standing it had.
+ */
+function passwordProof(passwordHash: string | null | undefined, emailVerified: boolean | undefined, isNew: boolean): Partial<UserDocument> {
+  if (passwordHash === undefined) return {};
+  if (passwordHash === null) return { passwordProven: true };
+  if (isNew) return { passwordProven: false };
+  return emailVerified === true ? { passwordProven: true } : {};
 }
 
 /** The filter of a user at `version` (0: written before versions, no field). */
@@ -78,7 +94,8 @@ const atVersion = (version: number | undefined): Filter<UserDocument> =>
   version === undefined ? {} : version === 0 ? { version: { $exists: false } } : { version };
 
 function toRecord(doc: UserDocument): UserRecord {
-  return { ...toSummary(doc), passwordHash: doc.passwordHash ?? null };
+  const passwordHash = doc.passwordHash ?? null;
+  return { ...toSummary(doc), passwordHash, passwordProven: passwordHash === null || doc.passwordProven === true };
 }
 
 /** Users in MongoDB. Ids go in and out as hex strings; a malformed id finds nothing. */
@@ -113,6 +130,7 @@ export class MongoUserRepository implements UserRepository {
       _id: new ObjectId(),
       ...fields,
       ...verification(emailVerified ?? false, now),
+      ...passwordProof(fields.passwordHash, emailVerified, true),
       createdAt: now,
       updatedAt: now,
       version: 1,
@@ -160,20 +178,32 @@ export class MongoUserRepository implements UserRepository {
     }
   }
 
-  /** Sets the given fields and the next version; null when there is no such user (or, with `version`, not at it). */
-  async update(
-    id: string,
-    changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>,
-    version?: number,
-  ): Promise<UserRecord | null> {
+  /**
+   * Sets the given fields (a password hash and its epoch together) and the next version, in one
+   * write; null when there is no such user (or, with `version`, not at it).
+   */
+  async update(id: string, changes: UserChanges, version?: number): Promise<UserRecord | null> {
     const _id = parseObjectId(id);
     if (!_id) return null;
     const now = new Date();
-    const { emailVerified, ...fields } = changes;
-    const set = { ...fields, ...verification(emailVerified, now), updatedAt: now };
+    const { emailVerified, credentialsEpoch, ...fields } = changes;
+    const epoch = credentialsEpoch === undefined ? {} : { credentialsChangedAt: new Date(credentialsEpoch) };
+    const set = { ...fields, ...epoch, ...verification(emailVerified, now), ...passwordProof(fields.passwordHash, emailVerified, false), updatedAt: now };
     // FerretDB's findAndModify takes no projection, so the whole document comes back.
     const doc = await this.users.findOneAndUpdate({ _id, ...atVersion(version) }, { $set: set, $inc: { version: 1 } }, { returnDocument: 'after' });
     return doc ? toRecord(doc) : null;
+  }
+
+  /**
+   * Conditional on the hash read at sign-in: one atomic update on MongoDB. FerretDB runs it as
+   * read-modify-write, so a password change landing in that gap could be undone there; the window
+   * is one update's, and only for a user whose hash is being upgraded (once per user).
+   */
+  async rehashPassword(id: string, current: string, next: string): Promise<boolean> {
+    const _id = parseObjectId(id);
+    if (!_id) return false;
+    const { modifiedCount } = await this.users.updateOne({ _id, passwordHash: current }, { $set: { passwordHash: next } });
+    return modifiedCount === 1;
   }
 
   async delete(id: string, version?: number): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { identityErrors } from '../errors';
 import type { IdentityDeps } from './identity-deps';
+import type { HashLane } from './password-hasher';
 import { normalizeEmail, type UserRecord } from './user';
 
 export interface Credentials {
@@ -7,37 +8,80 @@ export interface Credentials {
   password: string;
 }
 
-/** Where a password check comes from: the back-off keys on the address; the signal skips work for a client gone. */
+/**
+ * Where a password check comes from: the back-off keys on the address; the signal skips work for
+ * a client gone; `lane` says whose hashing capacity it uses (sign-ins have a share of their own).
+ */
 export interface CheckContext {
   clientAddress: string;
   signal?: AbortSignal;
+  lane?: HashLane;
 }
+
+type CheckDeps = Pick<IdentityDeps, 'users' | 'hasher' | 'backoff'>;
 
 /**
  * The user whose e-mail and password these are. Missing credentials, an unknown e-mail and a wrong
- * password all give the same 401, and the last two cost the same bcrypt comparison.
+ * password all give the same 401, and the last two cost the same one comparison (Argon2id at the
+ * current costs: an unknown e-mail is checked against a dummy hash of them).
  *
- * The back-off is asked before any hashing; `assertTarget` (the caller's own rule on whom the
- * credentials may act for) runs before hashing too, and its refusal is one more wrong answer: the
- * same 401, counted as a failure, so it tells nothing about the password.
+ * `assertTarget` (the caller's own rule on whom the credentials may act for) is one more wrong
+ * answer: the same 401 after the same one comparison, counted as a failure, so neither the answer
+ * nor its time tells anything about the password or about whose e-mail it is.
  */
 export async function authenticate(
-  deps: Pick<IdentityDeps, 'users' | 'hasher' | 'backoff'>,
+  deps: CheckDeps,
   credentials: Credentials | null,
   context: CheckContext = { clientAddress: 'unknown' },
-  assertTarget?: (user: UserRecord | null) => boolean,
+  assertTarget?: (user: UserRecord) => boolean,
 ): Promise<UserRecord> {
   if (!credentials) throw identityErrors.wrongCredentials();
   const email = normalizeEmail(credentials.email);
-  const record = await deps.backoff?.assertMayTry(email, context.clientAddress);
-  const user = await deps.users.findByEmail(email);
-  const allowed = assertTarget ? assertTarget(user) : true;
-  const matches = allowed && (await deps.hasher.compare(credentials.password, user?.passwordHash ?? null, context.signal));
-  if (!user || !matches) {
-    await deps.backoff?.failed(email, context.clientAddress);
-    throw identityErrors.wrongCredentials();
+  return checkPassword(deps, email, credentials.password, context, async () => {
+    const user = await deps.users.findByEmail(email);
+    return user && (!assertTarget || assertTarget(user)) ? user : null;
+  });
+}
+
+/**
+ * `owner` (known from their token) confirms their password: the Basic e-mail must be theirs. Other
+ * accounts are never looked up, and the back-off counts against `owner`'s account: the one whose
+ * password is being tried, whatever e-mail was sent.
+ */
+export async function confirmPassword(
+  deps: CheckDeps,
+  owner: UserRecord,
+  credentials: Credentials | null,
+  context: CheckContext,
+): Promise<UserRecord> {
+  if (!credentials) throw identityErrors.wrongCredentials();
+  const email = normalizeEmail(credentials.email);
+  return checkPassword(deps, owner.email, credentials.password, context, async () => (email === owner.email ? owner : null));
+}
+
+/**
+ * One password check of the account `email`, against the user `load` gives (none: a dummy hash of
+ * the same cost). The back-off reserves the try before any hashing: a wrong password leaves it
+ * counted, a right one settles it, no verdict (an error, a client gone) gives it back.
+ */
+async function checkPassword(
+  deps: CheckDeps,
+  email: string,
+  password: string,
+  context: CheckContext,
+  load: () => Promise<UserRecord | null>,
+): Promise<UserRecord> {
+  const reservation = await deps.backoff?.reserve(email, context.clientAddress);
+  let user: UserRecord | null;
+  let matches: boolean;
+  try {
+    user = await load();
+    matches = await deps.hasher.compare(password, user?.passwordHash ?? null, context.signal, context.lane);
+  } catch (err) {
+    await reservation?.release();
+    throw err;
   }
-  // Nothing to reset for most sign-ins: skipping it saves a round trip to Redis on each.
-  if (record?.failures) await deps.backoff?.succeeded(email, context.clientAddress);
+  if (!user || !matches) throw identityErrors.wrongCredentials();
+  await reservation?.succeeded();
   return user;
 }

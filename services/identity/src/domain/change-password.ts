@@ -1,34 +1,59 @@
+import type { Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
-import { authenticate, type CheckContext, type Credentials } from './authenticate';
+import { authenticate, confirmPassword, type CheckContext, type Credentials } from './authenticate';
 import type { IdentityDeps } from './identity-deps';
-import { endSessionsOfUser } from './sessions';
-import { fullView, type FullUserView } from './user';
+import { replaceCredentials } from './sessions';
+import { fullView, type FullUserView, type UserRecord } from './user';
+
+type ChangeDeps = Pick<IdentityDeps, 'users' | 'hasher' | 'backoff' | 'sessions' | 'revocations' | 'resetTokens'>;
 
 /**
- * A user changes their own password with their current e-mail and password (a token is not
- * enough). `me` is the user the credentials name.
+ * A user changes their own password: their token (level `user+basic`) and their current e-mail and
+ * password as HTTP Basic. The token names the account, so whose id it is is decided from it before
+ * any password work (another id: 403), and the Basic e-mail is compared with the token user's,
+ * never looked up: one comparison whatever e-mail and id were sent.
  *
- * Whose id it is, is decided before the password is checked: another user's id (existing or not)
- * gets the wrong-password answer, so no answer can tell a right password from a wrong one there.
+ * Where an operator has opened the route to Basic alone (ROUTE_POLICY), the e-mail names the
+ * account, and an id that is not its own is the same 401 as a wrong password, after the same one
+ * comparison: neither the answer nor its time links an id to an e-mail.
  *
  * Every other session of the user ends, and so do their reset tokens. The session that stays is
- * the one whose access token came with the request (`keepSession`, the same user's); without
- * one, every session ends. Ended first: when that can't be recorded, the password is unchanged.
+ * the caller's (the token sent along); without one, every session ends.
  */
 export async function changePassword(
-  deps: Pick<IdentityDeps, 'users' | 'hasher' | 'backoff' | 'sessions' | 'revocations' | 'resetTokens'>,
+  deps: ChangeDeps,
+  caller: Principal,
   credentials: Credentials | null,
   idParam: string,
   newPassword: string,
-  context?: CheckContext & { keepSession?: { userId: string; sessionId: string } },
+  context: CheckContext,
 ): Promise<FullUserView> {
-  const ownId = (user: { id: string } | null) => idParam === 'me' || (user !== null && idParam.toLowerCase() === user.id);
-  const user = await authenticate(deps, credentials, context, ownId);
-  const passwordHash = await deps.hasher.hash(newPassword, context?.signal);
-  const keep = context?.keepSession?.userId === user.id ? context.keepSession.sessionId : undefined;
-  await endSessionsOfUser(deps, user.id, keep);
-  await deps.resetTokens.deleteAllOfUser(user.id);
-  const updated = await deps.users.update(user.id, { passwordHash });
+  const user = await assertOwnPassword(deps, caller, credentials, idParam, context);
+  const passwordHash = await deps.hasher.hash(newPassword, context.signal);
+  const keep = caller.kind === 'user' && caller.id === user.id ? caller.sid : undefined;
+  const updated = await replaceCredentials(
+    deps,
+    user,
+    (credentialsEpoch) => deps.users.update(user.id, { passwordHash, credentialsEpoch }),
+    keep,
+  );
   if (!updated) throw identityErrors.userNotFound();
+  await deps.resetTokens.deleteAllOfUser(user.id);
   return fullView(updated);
+}
+
+async function assertOwnPassword(
+  deps: ChangeDeps,
+  caller: Principal,
+  credentials: Credentials | null,
+  idParam: string,
+  context: CheckContext,
+): Promise<UserRecord> {
+  const id = idParam === 'me' ? idParam : idParam.toLowerCase();
+  if (caller.kind !== 'user') return authenticate(deps, credentials, context, (user) => id === 'me' || id === user.id);
+  if (id !== 'me' && id !== caller.id) throw identityErrors.notYourPassword();
+  // A token outlives nothing it shouldn't (a deleted user's are refused at the gateway); the same 401 if its user is gone.
+  const owner = await deps.users.findById(caller.id);
+  if (!owner) throw identityErrors.wrongCredentials();
+  return confirmPassword(deps, owner, credentials, context);
 }

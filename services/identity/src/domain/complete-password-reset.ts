@@ -1,6 +1,6 @@
 import { identityErrors } from '../errors';
 import { assertActiveReset, assertResetUser, type PasswordResetDeps } from './password-reset';
-import { endSessionsOfUser } from './sessions';
+import { replaceCredentials } from './sessions';
 import { fullView, type FullUserView } from './user';
 
 /**
@@ -19,11 +19,12 @@ export async function completePasswordReset(
   const user = await assertResetUser(deps, reset);
   // Hashed before the token is spent: a failing hash leaves the user a working link.
   const passwordHash = await deps.hasher.hash(password);
-  await endSessionsOfUser(deps.sessions, user.id);
-  if (!(await deps.resets.consume(reset.id, new Date()))) throw identityErrors.resetNotFound();
-  await deps.resets.deleteAllOfUser(user.id);
-  // The token came by mail to the address: whoever used it owns the e-mail.
-  const updated = await deps.users.update(user.id, { passwordHash, emailVerified: true });
+  const updated = await replaceCredentials(deps.sessions, user, async (credentialsEpoch) => {
+    if (!(await deps.resets.consume(reset.id, new Date()))) throw identityErrors.resetNotFound();
+    await deps.resets.deleteAllOfUser(user.id);
+    // The token came by mail to the address: whoever used it owns the e-mail.
+    return deps.users.update(user.id, { passwordHash, credentialsEpoch, emailVerified: true });
+  });
   if (!updated) throw identityErrors.resetNotFound();
   return fullView(updated);
 }

@@ -6,9 +6,9 @@ import type { IdentityDeps } from './identity-deps';
 import { endSessionsOfUser } from './sessions';
 
 /**
- * Deletes a user and ends their sessions. Besides each session, every token of the user issued
- * until now is revoked: a sign-in that checked the password just before the delete may still be
- * opening a session.
+ * Deletes a user and ends their sessions. Besides each session, every token of the user is
+ * revoked: a sign-in that checked the password just before the delete may still be opening a
+ * session.
  */
 export async function deleteUser(
   deps: Pick<IdentityDeps, 'users' | 'sessions' | 'revocations'>,

@@ -24,13 +24,17 @@ export interface EmailVerificationRecord {
  * outbox entry the relay publishes.
  */
 export interface EmailVerificationRepository {
-  insertWithMail(row: {
+  /**
+   * Ends the user's earlier links and stores this one with its mail request: of racing calls for
+   * one user, one link is left. False when a racing call's link is the one left.
+   */
+  replaceWithMail(row: {
     userId: string;
     email: string;
     tokenHash: string;
     expiresAt: Date;
     envelope: EmailVerificationMail;
-  }): Promise<void>;
+  }): Promise<boolean>;
   /** The same write for an address that gets no mail (unknown or already verified). */
   insertStandIn(row: { tokenHash: string; expiresAt: Date }): Promise<void>;
   /** The verification with this token hash, if it belongs to a user and has not expired. */

@@ -8,9 +8,13 @@ import type { UserRecord } from './user';
 
 /** A user's social identities: provider name → the provider's id of that person. */
 export type ProviderLinks = Partial<Record<SocialProviderName, string>>;
-export type NewUser = Omit<UserRecord, 'id' | 'createdAt'> & { providers?: ProviderLinks };
-export type UserSummary = Omit<UserRecord, 'passwordHash'>;
+/** A new user's password is never proven (whoever signs up chose it): the repository records that. */
+export type NewUser = Omit<UserRecord, 'id' | 'createdAt' | 'credentialsEpoch' | 'passwordProven'> & { providers?: ProviderLinks };
+export type UserSummary = Omit<UserRecord, 'passwordHash' | 'passwordProven'>;
 export type UserPage = Pick<ListingQuery, 'q' | 'sort' | 'page' | 'limit' | 'after' | 'count' | 'filters'>;
+/** What an update may set. A new password hash never goes without its credentials epoch. */
+export type UserChanges = Partial<Pick<UserRecord, 'name' | 'picture' | 'emailVerified'>> &
+  ({ passwordHash: string; credentialsEpoch: number } | { passwordHash?: never; credentialsEpoch?: never });
 
 /**
  * Where users are kept, as the use cases need it. The domain owns this interface and `data/`
@@ -31,14 +35,20 @@ export interface UserRepository {
    */
   linkProvider(userId: string, provider: SocialProviderName, providerId: string): Promise<UserRecord | null>;
   /**
-   * Sets the given fields and the next version; null when there is no such user, or (with
-   * `version`) it is no longer at that version: the check and the write are one operation.
+   * Sets the given fields and the next version, in one write; null when there is no such user, or
+   * (with `version`) it is no longer at that version: the check and the write are one operation.
+   * A password written together with `emailVerified: true` (a reset link: the address proven in
+   * the same step) is recorded as the owner's (`passwordProven`); a password written alone keeps
+   * the standing of the one it replaces (its writer knew that one).
    */
-  update(
-    id: string,
-    changes: Partial<Pick<UserRecord, 'name' | 'picture' | 'passwordHash' | 'emailVerified'>>,
-    version?: number,
-  ): Promise<UserRecord | null>;
+  update(id: string, changes: UserChanges, version?: number): Promise<UserRecord | null>;
+  /**
+   * Replaces the password hash `current` with `next`, the same password at other costs, only if
+   * `current` is still the stored one (a change or reset meanwhile stays). Nothing else moves: not
+   * the credentials epoch (no session ends), not `updatedAt` (the user is the same). True when
+   * it was replaced.
+   */
+  rehashPassword(id: string, current: string, next: string): Promise<boolean>;
   /** False when there was nothing to delete (or, with `version`, not at that version). */
   delete(id: string, version?: number): Promise<boolean>;
   /** One page (`q` over name and e-mail, the filters), the total unless not counted, the next cursor; no password hashes. */

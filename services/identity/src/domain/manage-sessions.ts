@@ -27,8 +27,9 @@ export async function listSessions(
 ): Promise<{ rows: SessionView[]; count: number }> {
   const userId = resolveUserId(idParam, caller);
   assertSelfOrAdmin(caller, userId);
-  if (!(await deps.users.findById(userId))) throw identityErrors.userNotFound();
-  const { rows, count } = await deps.sessions.listOfUser(userId, page, new Date());
+  const user = await deps.users.findById(userId);
+  if (!user) throw identityErrors.userNotFound();
+  const { rows, count } = await deps.sessions.listOfUser(userId, page, new Date(), user.credentialsEpoch);
   return { rows: rows.map(({ id, createdAt, lastUsedAt, userAgent }) => ({ id, createdAt, lastUsedAt, userAgent })), count };
 }
 

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { createEnvelope, noControlCharacters, type MessageEnvelope } from '@restgate/shared/amqp';
+import { mailLinkSchema } from './reset-link';
 
 /**
  * The mail request identity publishes for a password reset: its own view of the mailer's
@@ -34,11 +35,7 @@ export const linkMailSchema = Joi.object<PasswordResetMailData>({
     .email({ tlds: { allow: false }, multiple: false, ignoreLength: false })
     .required(),
   name: Joi.string().min(1).max(200).custom(noControlCharacters('name')).required(),
-  link: Joi.string()
-    .max(2048)
-    .uri({ scheme: ['https', 'http'] })
-    .custom(noControlCharacters('link'))
-    .required(),
+  link: mailLinkSchema.custom(noControlCharacters('link')).required(),
   expiresAt: Joi.string().isoDate().required(),
 });
 

@@ -22,8 +22,11 @@ export interface PasswordResetRecord {
  * the relay publishes, so neither exists without the other.
  */
 export interface PasswordResetRepository {
-  /** The token and its mail request, in one insert. */
-  insertWithMail(reset: { userId: string; tokenHash: string; expiresAt: Date; envelope: PasswordResetMail }): Promise<void>;
+  /**
+   * Ends the user's earlier resets and stores this one with its mail request (one insert): of
+   * racing calls for one user, one reset is left. False when a racing call's reset is the one left.
+   */
+  replaceWithMail(reset: { userId: string; tokenHash: string; expiresAt: Date; envelope: PasswordResetMail }): Promise<boolean>;
   /** The same write for an unknown e-mail: a row that no token opens and that sends nothing. */
   insertStandIn(reset: { tokenHash: string; expiresAt: Date }): Promise<void>;
   /** The reset with this token hash, if it belongs to a user and has not expired. */
@@ -84,32 +87,6 @@ export async function assertResetUser(deps: Pick<PasswordResetDeps, 'users'>, re
   const user = await deps.users.findById(reset.userId);
   if (!user) throw identityErrors.resetNotFound();
   return user;
-}
-
-/**
- * `<page>/<token>`, where page is the requested link when its origin is allowed, otherwise the
- * default page. Origins are compared whole (scheme, host and port), never as a string prefix:
- * `https://app.example.com.evil.test` does not start with the origin `https://app.example.com`.
- * The request's Host header plays no part.
- */
-export function resetLink(
-  requested: string | undefined,
-  token: string,
-  settings: Pick<PasswordResetSettings, 'linkOrigins' | 'defaultPage'>,
-): string {
-  const page = requested !== undefined && isAllowedLink(requested, settings.linkOrigins) ? requested : settings.defaultPage;
-  return `${page.replace(/\/+$/, '')}/${token}`;
-}
-
-function isAllowedLink(link: string, origins: string[]): boolean {
-  let url: URL;
-  try {
-    url = new URL(link);
-  } catch {
-    return false;
-  }
-  // Credentials in a link are a phishing device, never a reset page.
-  return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && origins.includes(url.origin);
 }
 
 /** The name for the greeting: without control characters (the mail schema refuses them), never empty. */

@@ -6,8 +6,8 @@ import { isAddressProven, normalizeEmail, type UserRecord } from './user';
 
 /**
  * Queues a verification mail to the user's address: a fresh token and its mail request in one
- * insert (the outbox), replacing the user's earlier links, so only the latest works. False when
- * no mail can be built for the stored address (logged).
+ * insert (the outbox), replacing the user's earlier links, so one link works, the latest, even
+ * when calls race. False when no mail can be built for the stored address (logged).
  */
 export async function queueVerificationMail(
   deps: EmailVerificationDeps,
@@ -25,8 +25,8 @@ export async function queueVerificationMail(
     (log ?? deps.log)?.error({ err, userId: user.id }, 'verification mail cannot be built for this user; nothing sent');
     return false;
   }
-  await deps.verifications.deleteAllOfUser(user.id);
-  await deps.verifications.insertWithMail({ userId: user.id, email: user.email, tokenHash, expiresAt, envelope });
+  // A call that loses a race to another for the same user leaves that one's link, and its mail.
+  await deps.verifications.replaceWithMail({ userId: user.id, email: user.email, tokenHash, expiresAt, envelope });
   deps.mailQueued();
   return true;
 }

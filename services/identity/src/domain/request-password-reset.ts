@@ -1,6 +1,7 @@
 import type { Logger } from '@restgate/shared';
-import { mailName, newResetToken, resetLink, type PasswordResetDeps } from './password-reset';
+import { mailName, newResetToken, type PasswordResetDeps } from './password-reset';
 import { passwordResetMail } from './password-reset-mail';
+import { resetLink } from './reset-link';
 import { normalizeEmail } from './user';
 
 export interface RequestPasswordResetInput {
@@ -17,8 +18,9 @@ export interface RequestPasswordResetInput {
  * opens and that sends nothing) — and the same outcome: nothing thrown, nothing returned.
  *
  * Past the per-address mail cap nothing is written and nothing sent, with the same outcome again.
- * A new mail replaces the user's earlier reset tokens rather than adding to them: only the latest
- * link works, so tokens never pile up.
+ * A new mail replaces the user's earlier reset tokens rather than adding to them: one link works,
+ * the latest, even when requests race (the repository holds a user to one live reset), so tokens
+ * never pile up.
  */
 export async function requestPasswordReset(deps: PasswordResetDeps, input: RequestPasswordResetInput, log?: Logger): Promise<void> {
   const email = normalizeEmail(input.email);
@@ -31,8 +33,8 @@ export async function requestPasswordReset(deps: PasswordResetDeps, input: Reque
   const expiresAt = new Date(Date.now() + deps.settings.ttlSeconds * 1000);
   const link = resetLink(input.link, token, deps.settings);
   const envelope = user ? mailFor(user, link, expiresAt, input.requestId, log) : null;
-  if (user && envelope) await deps.resets.deleteAllOfUser(user.id);
-  if (user && envelope) await deps.resets.insertWithMail({ userId: user.id, tokenHash, expiresAt, envelope });
+  // A request that loses a race to another for the same user leaves that one's link, and its mail.
+  if (user && envelope) await deps.resets.replaceWithMail({ userId: user.id, tokenHash, expiresAt, envelope });
   else await deps.resets.insertStandIn({ tokenHash, expiresAt });
   deps.mailQueued();
 }

@@ -12,6 +12,8 @@ export interface SessionRecord {
   userAgent: string | null;
   /** When its current refresh token stops working (each refresh moves it). */
   expiresAt: Date;
+  /** The user's credentials epoch when the session was opened (or kept by a password change). */
+  credentialsEpoch: number;
 }
 
 /** A refresh token's stored form: its hash, never the token. */
@@ -38,8 +40,15 @@ export interface SessionRepository {
   completeClaim(tokenHash: string): Promise<void>;
   /** Stores the session's next refresh token and moves its expiry and last use; null when the session is gone. */
   rotate(sessionId: string, refresh: { tokenHash: string; expiresAt: Date }, now: Date): Promise<SessionRecord | null>;
-  /** The user's live sessions (not expired), newest first, one page and the total. */
-  listOfUser(userId: string, page: { page: number; limit: number }, now: Date): Promise<{ rows: SessionRecord[]; count: number }>;
+  /** Moves a session to a new credentials epoch: the one a password change keeps. */
+  setCredentialsEpoch(sessionId: string, credentialsEpoch: number): Promise<void>;
+  /** The user's live sessions (not expired, of `credentialsEpoch` or later), newest first, one page and the total. */
+  listOfUser(
+    userId: string,
+    page: { page: number; limit: number },
+    now: Date,
+    credentialsEpoch?: number,
+  ): Promise<{ rows: SessionRecord[]; count: number }>;
   /** Ids of every session of the user (expired ones too: their access tokens may still live). */
   idsOfUser(userId: string): Promise<string[]>;
   /** Deletes sessions and their refresh tokens. */
@@ -51,8 +60,12 @@ export interface SessionRepository {
 /** Tells every gateway that sessions ended; rejects when that could not be recorded. */
 export interface RevocationRecorder {
   sessionsEnded(sessionIds: string[]): Promise<void>;
-  /** Every token of the user issued until now (a deleted user, whose sessions may still be opening). */
-  userEnded(userId: string): Promise<void>;
+  /**
+   * Every token of the user whose session was opened with credentials older than `before` (ms),
+   * except the session `except`: a new password (sessions may still be opening with the old
+   * one). Without `before`, every token of the user: a deleted user (the same).
+   */
+  userEnded(userId: string, options?: { before?: number; except?: string }): Promise<void>;
 }
 
 export interface SessionSettings {
@@ -97,18 +110,28 @@ export async function openSession(
   const now = new Date();
   const refresh = newRefreshToken();
   const expiresAt = new Date(now.getTime() + deps.sessionSettings.refreshTtlSeconds * 1000);
+  // The epoch of the password just checked: if a change stored a new one meanwhile, this session
+  // is already older than it, and refused like every other session of the old password.
   const session = await deps.sessions.insert(
-    { userId: user.id, createdAt: now, lastUsedAt: now, userAgent: userAgent?.slice(0, USER_AGENT_MAX) || null, expiresAt },
+    {
+      userId: user.id,
+      createdAt: now,
+      lastUsedAt: now,
+      userAgent: userAgent?.slice(0, USER_AGENT_MAX) || null,
+      expiresAt,
+      credentialsEpoch: user.credentialsEpoch,
+    },
     { tokenHash: refresh.tokenHash, expiresAt },
   );
-  const access = deps.tokens.issue(user, session.id);
+  const access = deps.tokens.issue(user, session);
   return { token: access.token, refreshToken: refresh.token, expiresIn: access.expiresIn, user: fullView(user) };
 }
 
 /**
  * `POST /auth/refresh`: uses up the refresh token and hands out the next one with a new access
  * token. A token that was already used is a theft signal (the thief or the owner holds a copy):
- * the whole session ends, and both of them must sign in again.
+ * the whole session ends, and both of them must sign in again. A session opened with a password
+ * older than the user's current one ends too (a sign-in that raced a change or a reset).
  */
 export async function refreshSession(deps: SessionDeps, refreshToken: string): Promise<SignedIn> {
   const tokenHash = hashRefreshToken(refreshToken);
@@ -129,8 +152,12 @@ export async function refreshSession(deps: SessionDeps, refreshToken: string): P
     now,
   );
   if (!session) throw identityErrors.refreshTokenInvalid();
+  if (session.credentialsEpoch < user.credentialsEpoch) {
+    await endSessions(deps, [session.id]);
+    throw identityErrors.refreshTokenInvalid();
+  }
   await deps.sessions.completeClaim(tokenHash);
-  const access = deps.tokens.issue(user, session.id);
+  const access = deps.tokens.issue(user, session);
   return { token: access.token, refreshToken: next.token, expiresIn: access.expiresIn, user: fullView(user) };
 }
 
@@ -143,6 +170,30 @@ export async function endSessions(deps: Pick<SessionDeps, 'sessions' | 'revocati
   if (sessionIds.length === 0) return;
   await deps.revocations.sessionsEnded(sessionIds);
   await deps.sessions.delete(sessionIds);
+}
+
+/**
+ * Stores a new password so that no session of the old one survives, not even one a sign-in is
+ * opening right now with the old password: `write` stores the hash with the new credentials
+ * epoch (one update), and every session of an older epoch is refused from then on (at refresh
+ * here, at the gateway by a user-wide revocation). That revocation is recorded first: when Redis
+ * does not take it, nothing has changed (503). `keep` (the session that changed the password) is
+ * moved to the new epoch and spared. The sessions that exist are ended as well, so they leave the
+ * listing and their refresh tokens go.
+ */
+export async function replaceCredentials<T>(
+  deps: Pick<SessionDeps, 'sessions' | 'revocations'>,
+  user: Pick<UserRecord, 'id' | 'credentialsEpoch'>,
+  write: (credentialsEpoch: number) => Promise<T>,
+  keep?: string,
+): Promise<T> {
+  // Always later than the one it replaces, even from a replica whose clock is behind.
+  const credentialsEpoch = Math.max(Date.now(), user.credentialsEpoch + 1);
+  await deps.revocations.userEnded(user.id, { before: credentialsEpoch, except: keep });
+  if (keep) await deps.sessions.setCredentialsEpoch(keep, credentialsEpoch);
+  const written = await write(credentialsEpoch);
+  await endSessionsOfUser(deps, user.id, keep);
+  return written;
 }
 
 /** Every session of the user, except `keep` (the one that changed the password). */

@@ -1,7 +1,8 @@
 import { authenticate, type CheckContext, type Credentials } from './authenticate';
 import type { IdentityDeps } from './identity-deps';
 import { openSession, type SignedIn } from './sessions';
-import { isAddressProven } from './user';
+import { isAddressProven, type UserRecord } from './user';
+import { isAppError } from '@restgate/shared';
 import { identityErrors } from '../errors';
 
 /** `POST /auth`: the e-mail and password open a session (with REQUIRE_VERIFIED_EMAIL, only for a proven address). */
@@ -10,8 +11,36 @@ export async function signIn(
   credentials: Credentials | null,
   context?: CheckContext & { userAgent?: string },
 ): Promise<SignedIn> {
-  const user = await authenticate(deps, credentials, context);
+  if (!credentials) throw identityErrors.wrongCredentials();
+  const check = { clientAddress: 'unknown', ...context, lane: 'sign-in' as const };
+  const user = await authenticate(deps, credentials, check);
+  await upgradePasswordHash(deps, user, credentials.password, check);
   // After the password check: only the address's owner learns that the account awaits verification.
   if (deps.requireVerifiedEmail && !isAddressProven(user)) throw identityErrors.emailUnverified();
   return openSession(deps, user, context?.userAgent);
+}
+
+/**
+ * A hash of older costs (bcrypt from before Argon2id, or Argon2id at other costs) is replaced by
+ * one at the current costs, now that the password is known: one more hash in the same request.
+ * The write is conditional on the hash just checked, so a password changed meanwhile stays; it
+ * moves no credentials epoch, so no session ends. With the hashing queue full it waits for the
+ * next sign-in (the old hash still works).
+ */
+async function upgradePasswordHash(
+  deps: Pick<IdentityDeps, 'hasher' | 'users'>,
+  user: UserRecord,
+  password: string,
+  context: CheckContext,
+): Promise<void> {
+  const current = user.passwordHash;
+  if (current === null || !deps.hasher.needsRehash(current)) return;
+  let next: string;
+  try {
+    next = await deps.hasher.hash(password, context.signal, context.lane);
+  } catch (err) {
+    if (isAppError(err) && err.code === identityErrors.hashQueueFull().code) return;
+    throw err;
+  }
+  await deps.users.rehashPassword(user.id, current, next);
 }

@@ -5,7 +5,7 @@ import type { IdentityDeps, UserRepository } from './identity-deps';
 import { openSession, type SignedIn } from './sessions';
 import { socialErrors } from './social/social-errors';
 import type { ProviderProfile, SocialProvider } from './social/social-provider';
-import { gravatarUrl, isAddressProven, nameFromEmail, normalizeEmail, type UserRecord } from './user';
+import { gravatarUrl, isAddressProven, isPasswordProven, nameFromEmail, normalizeEmail, type UserRecord } from './user';
 
 // The same limits POST /users puts on what a client sends.
 const emailSchema = Joi.string()
@@ -39,9 +39,11 @@ export async function socialSignIn(
  * whoever typed that address at the provider, and creating an account with it would let them
  * claim the address before its owner signs up. Nor is an account whose own e-mail nobody ever
  * verified linked: anyone could have registered it, with a password they would keep, under the
- * address of someone who signs in with a provider later. Its owner proves the address with a
- * password reset first (which ends the stranger's password), and then the link is made. A second pass covers a concurrent first sign-in of
- * the same person that wrote between our read and our write.
+ * address of someone who signs in with a provider later. Nor is one whose password was chosen at
+ * sign-up (verifying the address proves nothing about who chose it): 409
+ * `account_password_unproven`. In both cases its owner resets the password first (which proves
+ * the address and ends the stranger's password and sessions), and then the link is made. A second
+ * pass covers a concurrent first sign-in of the same person that wrote between our read and our write.
  */
 async function userForProfile(users: UserRepository, provider: SocialProvider, profile: ProviderProfile): Promise<UserRecord> {
   for (let attempt = 1; ; attempt++) {
@@ -51,8 +53,9 @@ async function userForProfile(users: UserRepository, provider: SocialProvider, p
     const email = usableEmail(provider, profile);
     const existing = await users.findByEmail(email);
     if (existing) {
-      // One rule for trusting an address: isAddressProven (domain/user.ts).
+      // One rule for trusting an address, one for trusting its password (domain/user.ts).
       if (!isAddressProven(existing)) throw socialErrors.accountUnverified(provider.label);
+      if (!isPasswordProven(existing)) throw socialErrors.accountPasswordUnproven(provider.label);
       const updated = await users.linkProvider(existing.id, provider.name, profile.id);
       if (updated) return updated;
       if (lastAttempt) throw socialErrors.alreadyLinked(provider.label);

@@ -13,6 +13,18 @@ export interface UserRecord {
   passwordHash: string | null;
   /** True once the owner of the address has proven it (a verification link, or a provider that verified it). */
   emailVerified: boolean;
+  /**
+   * When the password was last set by a change or a reset (ms since the epoch; 0: never). Written
+   * in the same update as the hash: a session remembers the value it was opened with, and one
+   * opened with an older password is refused (refresh here, access tokens at the gateway).
+   */
+  credentialsEpoch: number;
+  /**
+   * True when the password (if any) is known to be the address owner's: set with a reset link
+   * (which proves the address in the same step), or changed since by someone who knew such a
+   * password. A sign-up's password is whoever signed up's, even once the address is verified.
+   */
+  passwordProven: boolean;
   createdAt: Date;
   /** Grows with every change of the stored user (absent or 0: not changed since versions exist); the ETag is made of it. */
   version?: number;
@@ -35,8 +47,8 @@ export function publicView(user: Pick<UserRecord, 'id' | 'name' | 'picture'>): P
   return { id: user.id, name: user.name, picture: user.picture };
 }
 
-/** Everything but the password hash, which never leaves the service. */
-export function fullView(user: Omit<UserRecord, 'passwordHash'>): FullUserView {
+/** Everything but the password and what is known of it, which never leave the service. */
+export function fullView(user: Omit<UserRecord, 'passwordHash' | 'passwordProven'>): FullUserView {
   return {
     id: user.id,
     name: user.name,
@@ -57,9 +69,23 @@ export function isAddressProven(user: Pick<UserRecord, 'emailVerified'>): boolea
   return user.emailVerified === true;
 }
 
-/** E-mails are compared and stored trimmed and lower-cased. */
+/**
+ * Whether the account's password, if it has one, is known to be the address owner's (see
+ * `passwordProven`). Linking a social identity asks it besides `isAddressProven`: proving the
+ * address proves nothing about who chose the password, and a link would let that password keep
+ * working in the owner's account.
+ */
+export function isPasswordProven(user: Pick<UserRecord, 'passwordHash' | 'passwordProven'>): boolean {
+  return user.passwordHash === null || user.passwordProven === true;
+}
+
+/**
+ * E-mails are compared and stored NFKC-normalised, trimmed and lower-cased: a compatibility
+ * look-alike (`ａｄａ@example.com`, full-width) is the address it looks like, so it reaches that
+ * account rather than making a second one a person can't tell apart.
+ */
 export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return email.normalize('NFKC').trim().toLowerCase();
 }
 
 /** The default name: what comes before the `@`. */

@@ -16,6 +16,18 @@ export async function getEmailVerification(
 }
 
 /**
+ * What the verification page shows: the address, and when the account with it was created (the
+ * owner may not have created it: anyone can sign an address up).
+ */
+export async function getVerificationPage(
+  deps: Pick<EmailVerificationDeps, 'verifications' | 'users'>,
+  token: string,
+): Promise<{ email: string; accountCreatedAt: Date }> {
+  const { user } = await assertActiveVerification(deps, token);
+  return { email: user.email, accountCreatedAt: user.createdAt };
+}
+
+/**
  * Proves the address with a verification token. The token is used up first, by a delete (of any
  * number of concurrent calls one wins, the others get the 404 of a used token: FerretDB runs a
  * conditional update as read-then-write, so only a delete decides), then the user is marked

@@ -2,7 +2,7 @@ import { bindRoutes, isAppError, type RouteDef, type RouteResult } from '@restga
 import type { emailVerificationApi } from '../api';
 import type { EmailVerificationDeps } from '../domain/email-verification';
 import { requestEmailVerification } from '../domain/request-email-verification';
-import { getEmailVerification, verifyEmail } from '../domain/verify-email';
+import { getEmailVerification, getVerificationPage, verifyEmail } from '../domain/verify-email';
 import { prefersHtml, RESET_PAGE_HEADERS } from './reset-page';
 import { verificationDeadLinkPage, verificationDonePage, verificationFormPage } from './verification-page';
 
@@ -33,7 +33,7 @@ export function emailVerificationRoutes(deps: EmailVerificationDeps, api: Return
     // The link in the mail: a browser gets the page, an API client the JSON.
     getEmailVerification: async ({ params, headers }) =>
       prefersHtml(headers.accept)
-        ? asPage(async () => verificationFormPage((await getEmailVerification(deps, params.token)).user.email))
+        ? asPage(async () => verificationFormPage(await getVerificationPage(deps, params.token)))
         : { status: 200, body: await getEmailVerification(deps, params.token), headers: { Vary: 'Accept' } },
     submitEmailVerificationForm: async ({ params }) =>
       asPage(async () => verificationDonePage((await verifyEmail(deps, params.token)).email)),

@@ -1,4 +1,5 @@
-import { Joi, httpUrlSchema } from '@restgate/shared';
+import { Joi, httpPageSchema } from '@restgate/shared';
+import { resetPage } from '../domain/reset-link';
 import { userSchemas } from './user.schemas';
 
 /** Room for `/<token>` (44 characters) within the mail schema's 2048. */
@@ -13,8 +14,11 @@ export function passwordResetSchemas(options: { passwordMinLength: number }) {
         .extract('email')
         .required()
         .description('The e-mail of the account; the answer is the same whether or not it is registered.'),
-      link: httpUrlSchema(LINK_MAX).description(
-          'The page that will receive the token: the mail links to `<link>/<token>`. Its origin must be one the operator allows (RESET_LINK_ORIGINS); otherwise the default reset page is used.',
+      // Read as a browser reads it; one that no browser can read is kept, and gets the default page.
+      link: httpPageSchema(LINK_MAX)
+        .custom((value: string) => resetPage(value) ?? value)
+        .description(
+          'The page that will receive the token: the mail links to `<link>/<token>`, so the link has no user name, query string or fragment (400); it is used as a browser reads it (scheme and host in lower case, no default port). Its origin must be one the operator allows (RESET_LINK_ORIGINS); otherwise the default reset page is used.',
         )
         .example('https://app.example.com/reset-password'),
     }),

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { PASSWORD_MAX_LENGTH } from '../domain/password-limits';
 
 /**
  * The password-reset page that the reset mail links to: plain HTML, no script, a form that posts
@@ -82,10 +83,10 @@ export function resetFormPage(view: ResetFormView): string {
 ${error}<form method="post" class="panel">
 <input type="hidden" name="email" value="${escapeHtml(view.email)}" autocomplete="username">
 <label for="password">New password</label>
-<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${view.passwordMinLength}">
-<p class="hint">At least ${view.passwordMinLength} characters.</p>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${view.passwordMinLength}" maxlength="${PASSWORD_MAX_LENGTH}">
+<p class="hint">At least ${view.passwordMinLength} characters, at most ${PASSWORD_MAX_LENGTH}.</p>
 <label for="confirmation">The same password again</label>
-<input id="confirmation" name="confirmation" type="password" autocomplete="new-password" required minlength="${view.passwordMinLength}">
+<input id="confirmation" name="confirmation" type="password" autocomplete="new-password" required minlength="${view.passwordMinLength}" maxlength="${PASSWORD_MAX_LENGTH}">
 <button type="submit">Set the new password</button>
 </form>`,
   );

@@ -18,13 +18,12 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
   // One handler each for the `/users/me…` and `/users/:id…` forms ("me" when there is no id).
   const update = async ({ principal, params, body, headers }: RouteInput<ProfileChanges, unknown, { id?: string }>) =>
     tagged(await updateProfile(deps, principal, params.id ?? 'me', body, ifMatchOf(headers)));
-  // A user token sent along (access_token) names the session that stays signed in.
+  // The user's token (access_token) names the account and the session that stays signed in.
   const password = async ({ headers, params, body, principal, clientAddress, signal }: RouteInput<{ password: string }, unknown, { id?: string }>) => ({
     status: 200,
-    body: await changePassword(deps, parseBasicCredentials(headers.authorization), params.id ?? 'me', body.password, {
+    body: await changePassword(deps, principal, parseBasicCredentials(headers.authorization), params.id ?? 'me', body.password, {
       clientAddress,
       signal,
-      keepSession: principal.kind === 'user' && principal.sid ? { userId: principal.id, sessionId: principal.sid } : undefined,
     }),
   });
 

@@ -2,15 +2,18 @@ import type { ObjectSchema } from 'joi';
 import { Joi, httpUrlSchema, listingQuerySchema, type FilterSpec, type ListingQuery, type ListingSpec } from '@restgate/shared';
 import type { CreateUserInput } from '../domain/create-user';
 import type { ProfileChanges } from '../domain/update-profile';
-import { BCRYPT_MAX_BYTES } from '../domain/password-limits';
+import { PASSWORD_MAX_LENGTH } from '../domain/password-limits';
 
+// NFKC first (joi normalises, then lower-cases and trims, before any rule): full-width and other
+// compatibility look-alikes are the address they look like, never a second account.
 const email = Joi.string()
+  .normalize('NFKC')
   .trim()
   .lowercase()
   .max(254)
   // Reserved and private TLDs (.test, .internal) are real in tests and intranets.
   .email({ tlds: { allow: false } })
-  .description('E-mail address; stored trimmed and lower-cased; unique.')
+  .description('E-mail address; stored NFKC-normalised (full-width look-alikes become plain letters), trimmed and lower-cased; unique.')
   .example('ada@example.com');
 
 const name = Joi.string().trim().min(1).max(128).description('Display name. Defaults to the part of the e-mail before "@".').example('Ada');
@@ -20,12 +23,8 @@ const picture = httpUrlSchema(2048).description('Picture URL (http or https). De
 function password(minLength: number) {
   return Joi.string()
     .min(minLength)
-    .max(BCRYPT_MAX_BYTES, 'utf8')
-    .messages({ 'string.max': `{{#label}} must be at most ${BCRYPT_MAX_BYTES} bytes (UTF-8)` })
-    // JSON Schema counts characters only: the docs keep maxLength (no password over 72 characters
-    // fits) and state the byte limit in words and in this extension, which tools can read.
-    .meta({ 'x-restgate-max-utf8-bytes': BCRYPT_MAX_BYTES })
-    .description(`At least ${minLength} characters, at most ${BCRYPT_MAX_BYTES} bytes in UTF-8 (bcrypt's limit; never truncated).`);
+    .max(PASSWORD_MAX_LENGTH)
+    .description(`At least ${minLength} characters, at most ${PASSWORD_MAX_LENGTH} (never truncated).`);
 }
 
 /** The filters of `GET /users`: role, emailVerified, createdAt, and e-mail (equality, prefix). */

@@ -6,13 +6,18 @@ import { escapeHtml, page } from './reset-page';
  * button: mail scanners and link previews fetch links, and must not verify an address for whoever
  * signed it up.
  */
-export function verificationFormPage(email: string): string {
+export function verificationFormPage(view: { email: string; accountCreatedAt: Date }): string {
+  // Confirming proves the address, not who chose the account's password: whoever opens this may
+  // be learning only now that someone signed their address up.
+  const day = view.accountCreatedAt.toISOString().slice(0, 10);
   return page(
     'Confirm your e-mail address',
-    `<p>Confirm that <strong>${escapeHtml(email)}</strong> is your address.</p>
+    `<p>An account was created with this address on ${day} (UTC): <strong>${escapeHtml(view.email)}</strong>.</p>
+<p>If you created it, confirm that the address is yours.</p>
 <form method="post" class="panel">
 <button type="submit">Confirm my e-mail address</button>
-</form>`,
+</form>
+<p>If you did not create it, do not confirm: someone else chose its password. Reset the password for this address instead (“forgot password” where the account is used): the reset mail comes here, and the password you choose ends theirs.</p>`,
   );
 }
 

@@ -11,6 +11,7 @@ import type { Role } from '../../src/domain/user';
 import { createIdentity } from '../../src/identity';
 import type { EmailVerifications } from '../../src/email-verification.wiring';
 import type { PasswordResets } from '../../src/password-reset.wiring';
+import { startFakeGitHub, type FakeProvider, type GitHubAccount } from './fake-providers';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdef-0123456789';
 export const MASTER: Principal = { kind: 'master' };
@@ -47,7 +48,7 @@ export interface IdentityHarness {
 
 /**
  * The identity service as start.ts builds it (`createIdentity`), on its own database, with cheap
- * bcrypt. The relay is not started: tests that need it call `passwordResets.start()`.
+ * hashing. The relay is not started: tests that need it call `passwordResets.start()`.
  */
 export async function startIdentity(env: Record<string, string> = {}, options: { abuse?: boolean } = {}): Promise<IdentityHarness> {
   const config = loadConfig(identityConfigSchema, {
@@ -56,7 +57,9 @@ export async function startIdentity(env: Record<string, string> = {}, options: {
     MONGODB_DB: uniqueDbName('identity'),
     PRINCIPAL_SECRET: TEST_PRINCIPAL_SECRET,
     JWT_SECRET: TEST_JWT_SECRET,
-    BCRYPT_ROUNDS: '4',
+    // Cheap hashes (the costs' floor); tests that need slow ones set their own.
+    ARGON2_MEMORY_KIB: '1024',
+    ARGON2_ITERATIONS: '1',
     HASH_WORKERS: '1',
     LOG_LEVEL: 'silent',
     AMQP_URL: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
@@ -114,6 +117,27 @@ export async function startIdentity(env: Record<string, string> = {}, options: {
       await identity.stop();
     },
   };
+}
+
+/** Identity with GitHub sign-in on, against a fake GitHub on loopback; `close` stops both. */
+export async function startIdentityWithGitHub(
+  env: Record<string, string> = {},
+): Promise<IdentityHarness & { github: FakeProvider<GitHubAccount> }> {
+  const github = await startFakeGitHub();
+  try {
+    const h = await startIdentity({ SOCIAL_PROVIDERS: 'github', GITHUB_API_URL: github.url, ...env });
+    return {
+      ...h,
+      github,
+      async close() {
+        await h.close();
+        await github.close();
+      },
+    };
+  } catch (err) {
+    await github.close();
+    throw err;
+  }
 }
 
 export function basic(email: string, password: string): string {

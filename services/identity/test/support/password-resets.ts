@@ -8,6 +8,7 @@ import { ObjectId } from 'mongodb';
 import { aMailerEnv, testAmqpUrl, type MailerEnv } from '../../../mailer/test/support/harness';
 import { startTestSmtp, type TestSmtp } from '../../../mailer/test/support/smtp';
 import type { TcpProxy } from '../../../mailer/test/support/tcp-proxy';
+import { EMAIL_VERIFICATIONS_COLLECTION, type EmailVerificationDocument } from '../../src/data/email-verification.repository';
 import { PASSWORD_RESETS_COLLECTION, type PasswordResetDocument } from '../../src/data/password-reset.repository';
 import { newResetToken } from '../../src/domain/password-reset';
 import { passwordResetMail } from '../../src/domain/password-reset-mail';
@@ -22,11 +23,15 @@ const HOUR_MS = 3_600_000;
 /** A token as the service makes them: 43 base64url characters. */
 export const TOKEN_PATTERN = /[A-Za-z0-9_-]{43}/;
 
-/** A live reset of `user`, stored as the service stores one (hash only), with its token. */
+/**
+ * A live reset of `user`, stored as the service stores one (hash only), with its token. It
+ * replaces the user's other resets, as a request does; with `beside`, it is written next to them
+ * instead, as rows from before a user was held to one live reset may still be.
+ */
 export async function aPasswordReset(
   h: IdentityHarness,
   user: Pick<TestUser, 'id' | 'email'>,
-  overrides: { expiresAt?: Date } = {},
+  overrides: { expiresAt?: Date; beside?: boolean } = {},
 ): Promise<{ token: string; id: string }> {
   const { token, tokenHash } = newResetToken();
   const expiresAt = overrides.expiresAt ?? new Date(Date.now() + HOUR_MS);
@@ -34,9 +39,22 @@ export async function aPasswordReset(
     { to: user.email, name: 'Test', link: `https://app.example.test/reset/${token}`, expiresAt: expiresAt.toISOString() },
     `req-${uniqueSuffix()}`,
   );
-  await h.passwordResets.resets.insertWithMail({ userId: user.id, tokenHash, expiresAt, envelope });
+  if (overrides.beside) {
+    const now = new Date();
+    const mail = { envelope, status: 'pending' as const, attempts: 0, nextAttemptAt: now, sentAt: null };
+    await resets(h).insertOne({ _id: new ObjectId(), userId: new ObjectId(user.id), tokenHash, expiresAt, createdAt: now, mail });
+  } else {
+    await h.passwordResets.resets.replaceWithMail({ userId: user.id, tokenHash, expiresAt, envelope });
+  }
   const row = await resets(h).findOne({ tokenHash });
   return { token, id: row!._id.toHexString() };
+}
+
+/** The token of the verification link sign-up queued for `userId`, read from the stored mail. */
+export async function verificationTokenOf(h: IdentityHarness, userId: string): Promise<string> {
+  const row = await h.db.collection<EmailVerificationDocument>(EMAIL_VERIFICATIONS_COLLECTION).findOne({ userId: new ObjectId(userId) });
+  if (!row?.mail) throw new Error(`no verification mail stored for user ${userId}`);
+  return row.mail.envelope.data.link.split('/').pop()!;
 }
 
 export function resets(h: IdentityHarness) {

@@ -64,8 +64,9 @@ export function renderPasswordReset(message: MailEnvelope<'mail.password-reset'>
 export function renderEmailVerification(message: MailEnvelope<'mail.email-verification'>): RenderedMail {
   return renderLinkMail(message, {
     subject: 'Confirm your e-mail address',
-    intro: 'To confirm that this e-mail address is yours, open this link:',
-    ignore: "If you didn't sign up, ignore this e-mail: the address stays unconfirmed.",
+    intro: 'An account was created with this e-mail address. To confirm that the address is yours, open this link:',
+    ignore:
+      "If you didn't sign up, don't confirm: someone else chose the account's password. Ignore this e-mail (the address stays unconfirmed), or ask for a password reset for this address to take the account over.",
   });
 }
 

@@ -65,13 +65,26 @@ export const socialErrors = {
   /**
    * The account with this e-mail never proved that it owns the address: whoever signed it up may
    * not be the address's owner, and linking would hand the provider's user an account someone
-   * else controls (its password, its sessions). Verifying the address (or a password reset) lifts this.
+   * else controls (its password, its sessions). A password reset lifts this (it proves the
+   * address and sets a password only its owner knows).
    */
   accountUnverified(label: string): AppError {
     return errors.conflict(
       'email',
-      `An account with this e-mail exists, but its address was never verified, so ${label} cannot be linked to it. Verify the address with the link in the verification mail (ask for a new one with POST /email-verifications) or reset its password with POST /password-resets (the mail goes to this address), then sign in with ${label} again.`,
+      `An account with this e-mail exists, but its address was never verified, so ${label} cannot be linked to it. Reset its password with POST /password-resets (the mail goes to this address; any password someone else chose ends), then sign in with ${label} again. Verifying the address alone (POST /email-verifications) does not prove who chose its password.`,
       'account_email_unverified',
+    );
+  },
+  /**
+   * The account's address is proven, but not its password: it was chosen at sign-up, possibly by
+   * someone who registered the address before its owner did, and linking would let that password
+   * keep signing in to the account the owner now uses. A password reset lifts this.
+   */
+  accountPasswordUnproven(label: string): AppError {
+    return errors.conflict(
+      'email',
+      `An account with this e-mail exists with a password that was chosen at sign-up, which proves nothing about who chose it (anyone can sign up an address), so ${label} cannot be linked to it yet. Reset its password with POST /password-resets (the mail goes to this address; the old password and its sessions end), then sign in with ${label} again.`,
+      'account_password_unproven',
     );
   },
   alreadyLinked(label: string): AppError {
