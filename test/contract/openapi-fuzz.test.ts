@@ -71,7 +71,8 @@ def map_case(context, case):
 
 /**
  * For the credential-ending operations: a user of its own for every request (signed up with the
- * master key, signed in), as a bearer token, or as HTTP Basic where the operation asks for it.
+ * master key, signed in), as a bearer token, or as HTTP Basic where the operation asks for it
+ * (with the token as `access_token` where it asks for both).
  */
 const FRESH_USER_AUTH = `
 import base64
@@ -99,6 +100,8 @@ class FreshUser:
         if "basic" in schemes:
             basic = base64.b64encode(f"{data['email']}:{data['password']}".encode()).decode()
             case.headers = {**(case.headers or {}), "Authorization": f"Basic {basic}"}
+            if "ownToken" in schemes:
+                case.query = {**(case.query or {}), "access_token": data["token"]}
         else:
             case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data['token']}"}
 `;
@@ -115,6 +118,7 @@ beforeAll(async () => {
   stack = await startTestStack({
     env: {
       RATE_LIMIT_ALL: '100000/60',
+      RATE_LIMIT_BAD_CREDENTIALS: '100000/60',
       RATE_LIMIT_CREDENTIALS: '100000/60',
       RATE_LIMIT_SIGN_UP: '100000/60',
       RATE_LIMIT_SOCIAL: '100000/60',
@@ -141,7 +145,11 @@ type Credentials = { userToken?: string; masterKey?: string; basic?: { user: str
 
 function configFile(label: string, credentials: Credentials): string {
   const lines: string[] = ['[checks.negative_data_rejection]', `expected-statuses = ${JSON.stringify(NEGATIVE_DATA_REFUSALS)}`];
-  if (credentials.userToken) lines.push('[auth.openapi.userToken]', `bearer = ${JSON.stringify(credentials.userToken)}`);
+  if (credentials.userToken) {
+    lines.push('[auth.openapi.userToken]', `bearer = ${JSON.stringify(credentials.userToken)}`);
+    // The same token where the Authorization header carries HTTP Basic (a password change).
+    lines.push('[auth.openapi.ownToken]', `api_key = ${JSON.stringify(credentials.userToken)}`);
+  }
   if (credentials.masterKey) lines.push('[auth.openapi.masterKey]', `api_key = ${JSON.stringify(credentials.masterKey)}`);
   if (credentials.basic) {
     lines.push('[auth.openapi.basic]', `username = ${JSON.stringify(credentials.basic.user)}`, `password = ${JSON.stringify(credentials.basic.password)}`);
