@@ -175,7 +175,7 @@ async function installMissing(wanted, log) {
 
 async function installLocked(wanted, log, deadline) {
   // Whoever held the lock before us may have installed these.
-  let missing = wanted.filter((name) => !isInstalled(name));
+  const missing = wanted.filter((name) => !isInstalled(name));
   if (missing.length === 0) return [];
   const started = Date.now();
   log(`installing ${missing.join(', ')}: one \`apt-get update\` and one \`apt-get install\` (once per machine)`);
