@@ -39,7 +39,7 @@ async function toolchainMounts() {
     [goRoot, '/usr/local/go'],
     [ROOT, '/src'],
   ];
-  // npm, Go and apt reach the registries through whatever this machine trusts (a proxy in between
+  // npm and Go reach their registries through whatever this machine trusts (a proxy in between
   // may sign with its own authority).
   if (fs.existsSync(HOST_CA)) mounts.push([HOST_CA, CONTAINER_CA]);
   return mounts.flatMap(([from, to]) => ['--volume', `${from}:${to}:ro`]);
