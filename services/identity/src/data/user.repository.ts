@@ -54,7 +54,9 @@ const VERIFIED: Filter<UserDocument>[] = [
 /** The listing's filters, with the stored form of those that are not one field. */
 function storedFilters(filters: readonly FilterSpec[]): FilterSpec[] {
   return filters.map((filter) =>
-    filter.name === 'emailVerified' ? { ...filter, toMongo: (_op, value) => (value === true ? { $or: VERIFIED } : { $nor: VERIFIED }) } : filter,
+    filter.name === 'emailVerified'
+      ? { ...filter, toMongo: (_op, value) => (value === true ? { $or: VERIFIED } : { $nor: VERIFIED }) }
+      : filter,
   );
 }
 
@@ -76,17 +78,6 @@ function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
     createdAt: doc.createdAt,
     version: doc.version ?? 0,
   };
-}
-
-/**
- * What a write stores for `passwordProven`: a password set in the step that proves the address (a
- * reset link) is the owner's; a sign-up's is not; a later change keeps the standing it had.
- */
-function passwordProof(passwordHash: string | null | undefined, emailVerified: boolean | undefined, isNew: boolean): Partial<UserDocument> {
-  if (passwordHash === undefined) return {};
-  if (passwordHash === null) return { passwordProven: true };
-  if (isNew) return { passwordProven: false };
-  return emailVerified === true ? { passwordProven: true } : {};
 }
 
 /** The filter of a user at `version` (0: written before versions, no field). */
@@ -130,7 +121,8 @@ export class MongoUserRepository implements UserRepository {
       _id: new ObjectId(),
       ...fields,
       ...verification(emailVerified ?? false, now),
-      ...passwordProof(fields.passwordHash, emailVerified, true),
+      // A sign-up's password is whoever signed up's; a social account has none to prove.
+      passwordProven: fields.passwordHash === null,
       createdAt: now,
       updatedAt: now,
       version: 1,
@@ -188,9 +180,13 @@ export class MongoUserRepository implements UserRepository {
     const now = new Date();
     const { emailVerified, credentialsEpoch, ...fields } = changes;
     const epoch = credentialsEpoch === undefined ? {} : { credentialsChangedAt: new Date(credentialsEpoch) };
-    const set = { ...fields, ...epoch, ...verification(emailVerified, now), ...passwordProof(fields.passwordHash, emailVerified, false), updatedAt: now };
+    const set = { ...fields, ...epoch, ...verification(emailVerified, now), updatedAt: now };
     // FerretDB's findAndModify takes no projection, so the whole document comes back.
-    const doc = await this.users.findOneAndUpdate({ _id, ...atVersion(version) }, { $set: set, $inc: { version: 1 } }, { returnDocument: 'after' });
+    const doc = await this.users.findOneAndUpdate(
+      { _id, ...atVersion(version) },
+      { $set: set, $inc: { version: 1 } },
+      { returnDocument: 'after' },
+    );
     return doc ? toRecord(doc) : null;
   }
 

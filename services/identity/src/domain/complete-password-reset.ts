@@ -23,7 +23,7 @@ export async function completePasswordReset(
     if (!(await deps.resets.consume(reset.id, new Date()))) throw identityErrors.resetNotFound();
     await deps.resets.deleteAllOfUser(user.id);
     // The token came by mail to the address: whoever used it owns the e-mail.
-    return deps.users.update(user.id, { passwordHash, credentialsEpoch, emailVerified: true });
+    return deps.users.update(user.id, { passwordHash, credentialsEpoch, emailVerified: true, passwordProven: true });
   });
   if (!updated) throw identityErrors.resetNotFound();
   return fullView(updated);

@@ -14,7 +14,10 @@ export type UserSummary = Omit<UserRecord, 'passwordHash' | 'passwordProven'>;
 export type UserPage = Pick<ListingQuery, 'q' | 'sort' | 'page' | 'limit' | 'after' | 'count' | 'filters'>;
 /** What an update may set. A new password hash never goes without its credentials epoch. */
 export type UserChanges = Partial<Pick<UserRecord, 'name' | 'picture' | 'emailVerified'>> &
-  ({ passwordHash: string; credentialsEpoch: number } | { passwordHash?: never; credentialsEpoch?: never });
+  (
+    | { passwordHash: string; credentialsEpoch: number; passwordProven?: true }
+    | { passwordHash?: never; credentialsEpoch?: never; passwordProven?: never }
+  );
 
 /**
  * Where users are kept, as the use cases need it. The domain owns this interface and `data/`
@@ -37,9 +40,9 @@ export interface UserRepository {
   /**
    * Sets the given fields and the next version, in one write; null when there is no such user, or
    * (with `version`) it is no longer at that version: the check and the write are one operation.
-   * A password written together with `emailVerified: true` (a reset link: the address proven in
-   * the same step) is recorded as the owner's (`passwordProven`); a password written alone keeps
-   * the standing of the one it replaces (its writer knew that one).
+   * A password written with `passwordProven: true` (a reset link: the address proven in the same
+   * step) is recorded as the owner's; a password written without it keeps the standing of the one
+   * it replaces (its writer knew that one).
    */
   update(id: string, changes: UserChanges, version?: number): Promise<UserRecord | null>;
   /**
