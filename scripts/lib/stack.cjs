@@ -50,10 +50,12 @@ const GATEWAY = REGISTRY.gateway;
 /** Keys only the processes that list them in `secrets` receive: MASTER_KEY reaches the gateway alone. */
 const SECRET_KEYS = [...new Set([...GATEWAY.secrets, ...SERVICES.flatMap((s) => s.secrets)])];
 
-// A service stops by itself within 2 × SHUTDOWN_TIMEOUT_MS + 5 s (in-flight requests, then what
-// it opened), exiting 1 past that; SIGKILL comes only after it failed to do even that.
+// A service stops by itself within DRAIN_DELAY_MS + 2 × SHUTDOWN_TIMEOUT_MS + 5 s (serving on
+// while load balancers notice, in-flight requests, then what it opened), exiting 1 past that;
+// SIGKILL comes only after it failed to do even that.
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
-const stopGraceMs = (env) => 2 * (Number(env.SHUTDOWN_TIMEOUT_MS) || DEFAULT_SHUTDOWN_TIMEOUT_MS) + 6_000;
+const stopGraceMs = (env) =>
+  (Number(env.DRAIN_DELAY_MS) || 0) + 2 * (Number(env.SHUTDOWN_TIMEOUT_MS) || DEFAULT_SHUTDOWN_TIMEOUT_MS) + 6_000;
 const TAIL_LINES = 40;
 const PINO_LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
