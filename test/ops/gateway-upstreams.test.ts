@@ -198,6 +198,25 @@ describe('gateway stopped with SIGTERM', () => {
     expect(gateway.logLines().find((l) => l.msg?.toString().startsWith('draining'))).toMatchObject({ drainDelayMs: DELAY_MS });
   });
 
+  // The process gives up (exit 1) after DRAIN_DELAY_MS + 2 x SHUTDOWN_TIMEOUT_MS + 5 s: without the
+  // delay in that sum, a 6 s delay with a 0 bound would end in exit 1 at 5 s.
+  test('when DRAIN_DELAY_MS is longer than the stop margin, then the process still waits it out and exits 0', async () => {
+    const DELAY_MS = 6_000;
+    const gateway = await startProcess({
+      name: 'gateway-long-drain',
+      dir: 'gateway',
+      env: gatewayEnv(identity, articles, { DRAIN_DELAY_MS: String(DELAY_MS), SHUTDOWN_TIMEOUT_MS: '0' }),
+      logDir: logs.dir,
+    });
+
+    const signalled = Date.now();
+    gateway.signal('SIGTERM');
+    const exit = await gateway.exited;
+
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(DELAY_MS);
+  });
+
   test('when a request outlives SHUTDOWN_TIMEOUT_MS, then it is cut off and the process still exits 0, saying so', async () => {
     const gateway = await startProcess({
       name: 'gateway-cutoff',
