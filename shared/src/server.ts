@@ -1,6 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { markStopping } from './health';
@@ -52,7 +51,7 @@ export function listen(app: Express, port: number, host: string, limits: ListenL
           stopping ??= (async () => {
             if (drainDelayMs > 0) {
               requests.closeAfterEachAnswer();
-              await sleep(drainDelayMs);
+              await new Promise((resolve) => setTimeout(resolve, drainDelayMs));
             }
             return requests.drain(timeoutMs);
           })();
