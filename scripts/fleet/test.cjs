@@ -52,6 +52,8 @@ async function main() {
   const work = fleet.workDir();
   let deployed = false;
   const cleanUp = async () => {
+    // RESTGATE_FLEET_KEEP=1 leaves the stack (and the engine) up to look into a failure.
+    if (process.env.RESTGATE_FLEET_KEEP === '1') return log(`kept the stack ${STACK}: docker stack rm ${STACK} removes it`);
     if (deployed) await fleet.removeStack(STACK, log);
     fs.rmSync(work, { recursive: true, force: true });
     await fleet.undoEngine(engine, log);
@@ -73,6 +75,8 @@ async function main() {
     const images = await fleet.chooseImages(fleetStack());
     log(`images: ${images === 'standin' ? 'stand-ins (no registry needed)' : 'the real ones'}`);
     await step('build the images', () => fleet.buildImages({ env, images, work, log }));
+    // A stack left by an interrupted run would keep its volumes, and so the brokers' old users.
+    await fleet.removeStack(STACK, log);
     deployed = true;
     await step('deploy', () =>
       fleet.deploy({ stackName: STACK, env, images, work, log, overrides: [{ services: { gateway: { environment: HIGH_LIMITS } } }] }),

@@ -372,7 +372,7 @@ export async function underLoad<T>(
   return { report: load.report, result };
 }
 
-/** One line per kind and the failures, for the scenario's output. */
+/** One line per kind, then each distinct failure with its count and first time, for the scenario's output. */
 export function summary(name: string, report: LoadReport): string {
   const kinds = Object.entries(report.answered)
     .map(([k, n]) => `${k} ${n}`)
@@ -380,7 +380,14 @@ export function summary(name: string, report: LoadReport): string {
   const lines = [
     `[fleet] ${name}: ${report.sent} requests (${kinds}); failed ${report.failures.length} (idempotent ${report.failures.filter((f) => f.idempotent).length}), unexpected 4xx ${report.unexpected.length}`,
   ];
-  for (const f of [...report.failures, ...report.unexpected].slice(0, 20)) lines.push(`[fleet]   ${f.at} ms ${f.kind}: ${f.what}`);
+  const groups = new Map<string, { count: number; first: number }>();
+  for (const f of [...report.failures, ...report.unexpected]) {
+    const key = `${f.kind}: ${f.what.slice(0, 160)}`;
+    const group = groups.get(key) ?? { count: 0, first: f.at };
+    group.count++;
+    groups.set(key, group);
+  }
+  for (const [key, { count, first }] of groups) lines.push(`[fleet]   ${count} × ${key} (first at ${first} ms)`);
   return lines.join('\n');
 }
 
