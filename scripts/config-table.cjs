@@ -15,6 +15,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { readRegistry } = require('./lib/registry.cjs');
 
 const ROOT_DIR = path.resolve(__dirname, '..');
 const README = path.join(ROOT_DIR, 'README.md');
@@ -43,8 +44,8 @@ function serviceDirs(root) {
 /** The gateway's `<NAME>_URL` keys of the generated resources (from services.json). */
 function generatedUrlKeys(root = ROOT_DIR) {
   const generated = new Set(generatedDirs(root));
-  const registry = JSON.parse(fs.readFileSync(path.join(root, 'services.json'), 'utf8'));
-  return registry.services.filter((s) => generated.has(s.dir) && s.urlEnv).map((s) => s.urlEnv);
+  const registry = readRegistry(root);
+  return registry.services.flatMap((s) => (generated.has(s.dir) && s.urlEnv ? [s.urlEnv] : []));
 }
 
 /** The packages with a config schema: the gateway first, then every service but generated ones, by name. */
@@ -101,6 +102,8 @@ function cell(text) {
  * The markdown table for `[{ service, schema }]`: key, services, default, description. Keys the
  * first schema shares with every other come first (the common ones), then the rest in the order
  * the packages list them.
+ * @param {Array<{ service: string, schema: any }>} packages
+ * @param {{ cwd?: string, skipKeys?: string[] }} [options]
  */
 function renderConfigTable(packages, { cwd = process.cwd(), skipKeys = [] } = {}) {
   const rows = new Map(); // key → Map(variant → { services, default, description })
