@@ -3,14 +3,19 @@
 // The services' JSON log lines (pino), read back for people: the level of a line, and one compact
 // line for the terminal. Node built-ins only: npm start uses it before `npm install`.
 
+/** @type {Record<string, number>} */
 const PINO_LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
+/** A parsed JSON log line; the fields read here are pino's and the services' own. @typedef {Record<string, any>} LogRecord */
+
 /** The numeric pino level of a parsed log record (the services log the label, pino's default is the number). */
+/** @param {LogRecord} record @returns {number} */
 function levelOf(record) {
   if (typeof record.level === 'number') return record.level;
   return PINO_LEVELS[record.level] ?? 30;
 }
 
+/** The record of a JSON log line; null for any other line. @param {string} line @returns {LogRecord | null} */
 function parseLine(line) {
   if (!line.startsWith('{')) return null;
   try {
@@ -21,7 +26,7 @@ function parseLine(line) {
   }
 }
 
-/** One compact human line for a JSON log line: "WARN message (code=…, requestId=…): error". */
+/** One compact human line for a JSON log line: "WARN message (code=…, requestId=…): error". @param {string} line */
 function formatLogLine(line) {
   const record = parseLine(line);
   if (!record) return line;

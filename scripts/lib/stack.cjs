@@ -18,13 +18,34 @@ const GATEWAY = REGISTRY.gateway;
 /** Keys only the processes that list them in `secrets` receive: MASTER_KEY reaches the gateway alone. */
 const SECRET_KEYS = [...new Set([...GATEWAY.secrets, ...SERVICES.flatMap((s) => s.secrets)])];
 
-/** The environment of one service: shared env minus the secrets it may not see, plus its own. */
+/** @typedef {import('./registry.cjs').ServiceEntry} ServiceEntry */
+/** @typedef {import('./service-process.cjs').ServiceProcess} ServiceProcess */
+/** @typedef {import('./service-process.cjs').ExitInfo} ExitInfo */
+/** @typedef {Record<string, string | undefined>} Env */
+/**
+ * A process that exited while nobody was stopping it.
+ * @typedef {ExitInfo & { name: string, logFile: string, tail: string }} UnexpectedExit
+ */
+/**
+ * @typedef {object} Stack
+ * @property {string} gatewayUrl
+ * @property {ServiceProcess[]} processes
+ * @property {Promise<UnexpectedExit>} exited  resolves when a process exits that nobody stopped
+ * @property {() => Promise<void>} stop  the gateway first, then the rest
+ */
+
+/**
+ * The environment of one service: shared env minus the secrets it may not see, plus its own.
+ * @param {ServiceEntry} def @param {{ base: Env, overrides: Env, port: number, extra: Env }} parts
+ * @returns {Env}
+ */
 function serviceEnvFor(def, { base, overrides, port, extra }) {
   const env = { ...base };
   for (const key of SECRET_KEYS) if (!def.secrets.includes(key)) delete env[key];
   return { ...env, ...extra, ...overrides, PORT: String(port), HOST };
 }
 
+/** @param {ServiceEntry[]} defs */
 function assertBuilt(defs) {
   // The gateway reads the route specs of the services it routes to from their build (dist/api.js).
   const files = defs.flatMap((d) => [path.join(d.dir, 'dist', 'start.js'), ...(d.urlEnv ? [path.join(d.dir, 'dist', 'api.js')] : [])]);
@@ -62,8 +83,7 @@ function portsFromEnv(env) {
  * @param {(name: string, line: string, stream: 'stdout'|'stderr') => void} [options.onLogLine]  every log line, as it comes
  * @param {number} [options.healthTimeoutMs]
  * @param {AbortSignal} [options.signal]  aborts the start: what started is stopped, the promise rejects
- * @returns {Promise<{ gatewayUrl: string, processes: object[], exited: Promise<object>, stop: () => Promise<void> }>}
- *   `exited` resolves with `{ name, code, signal, tail, logFile }` when a process exits that nobody stopped.
+ * @returns {Promise<Stack>}
  */
 async function startStack({
   env = {},
@@ -83,7 +103,9 @@ async function startStack({
   fs.mkdirSync(logDir, { recursive: true });
   const base = { NODE_ENV: 'development', ...process.env, ...env };
 
+  /** @type {ServiceProcess[]} */
   const processes = [];
+  /** @type {Promise<void> | null} */
   let stopping = null;
   const stop = () => {
     stopping ??= (async () => {
@@ -94,10 +116,13 @@ async function startStack({
     return stopping;
   };
 
-  let reportExit;
+  /** @type {(exit: UnexpectedExit) => void} */
+  let reportExit = () => {};
+  /** @type {Promise<UnexpectedExit>} */
   const exited = new Promise((resolve) => {
     reportExit = resolve;
   });
+  /** @param {ServiceProcess} proc */
   const watch = (proc) => {
     proc.exited.then((info) => {
       if (!proc.stopping && !stopping) {
@@ -106,8 +131,9 @@ async function startStack({
     });
   };
 
+  /** @param {ServiceEntry} def @param {Env} extra */
   const launch = async (def, extra) => {
-    const port = ports[def.name];
+    const port = /** @type {number} */ (ports[def.name]); // checked above
     if (!(await canListen(port))) {
       throw new Error(
         `${def.name}: port ${port} on ${HOST} is already in use (another restgate running?); set ${def.portEnv} to another port`,

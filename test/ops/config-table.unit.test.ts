@@ -1,18 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Joi from 'joi';
-
-interface ConfigTableLib {
-  renderConfigTable(packages: Array<{ service: string; schema: Joi.ObjectSchema }>, options?: { cwd?: string; skipKeys?: string[] }): string;
-  extractTable(readme: string): string | undefined;
-  replaceTable(readme: string, table: string): string;
-  packageDirs(root?: string): string[];
-  generatedUrlKeys(root?: string): string[];
-  schemaOf(moduleExports: Record<string, unknown>, file: string): Joi.ObjectSchema;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const configTable = require('../../scripts/config-table.cjs') as ConfigTableLib;
+import * as configTable from '../../scripts/config-table.cjs';
 
 const ROOT_DIR = path.resolve(__dirname, '..', '..');
 
