@@ -213,6 +213,11 @@ setup_rabbitmq() {
   rm -f "$1/var/lib/rabbitmq/.erlang.cookie"
 }
 
+setup_haproxy() {
+  # The official image's configuration folder, which the fleet's stack mounts its file into.
+  mkdir -p "$1/usr/local/etc/haproxy"
+}
+
 setup_redis() {
   # The official image's working directory, owned by the user the server runs as.
   mkdir -p "$1/data"; chroot "$1" chown redis:redis /data
@@ -230,6 +235,7 @@ root_filesystems() {
   make_node_tar
   make_pkg_tar rabbitmq setup_rabbitmq rabbitmq-server
   make_pkg_tar redis setup_redis redis-server
+  make_pkg_tar haproxy setup_haproxy haproxy
 }
 
 # The Go builds are bound by the processor, the root file systems by the network: side by side.
@@ -318,6 +324,17 @@ images() {
       'RUN chmod 755 /usr/local/bin/redis-entrypoint' 'USER redis' 'WORKDIR /data' 'EXPOSE 6379' \
       'ENTRYPOINT ["/usr/local/bin/redis-entrypoint"]' 'CMD ["redis-server"]' >"$ctx/redis/Dockerfile"
     build_dir "$redis" "$ctx/redis"
+  fi
+
+  local haproxy=restgate-standin/haproxy:3.0
+  if ! have_image "$haproxy"; then
+    say "image $haproxy (Debian's haproxy)"
+    import_tar "$haproxy-rootfs" "$CACHE/rootfs-$SUITE-haproxy.tar" "$PATH_ENV"
+    mkdir -p "$ctx/haproxy"
+    # As the official image: master-worker in the foreground, the configuration at its path.
+    printf '%s\n' "FROM $haproxy-rootfs" 'USER haproxy' 'STOPSIGNAL SIGUSR1' \
+      'CMD ["haproxy", "-W", "-db", "-f", "/usr/local/etc/haproxy/haproxy.cfg"]' >"$ctx/haproxy/Dockerfile"
+    build_dir "$haproxy" "$ctx/haproxy"
   fi
 }
 

@@ -12,6 +12,7 @@ const STANDINS = {
   rabbitmq: { image: 'restgate-standin/rabbitmq:4-management', is: "Debian's rabbitmq-server 3.10 with the management plugin" },
   'axllent/mailpit': { image: 'restgate-standin/mailpit:v1.31', is: 'mailpit v1.27 built from its Go module' },
   redis: { image: 'restgate-standin/redis:7', is: "Debian's redis-server 7.0" },
+  haproxy: { image: 'restgate-standin/haproxy:3.0', is: "Debian's haproxy 2.6 (the fleet's load balancer)" },
 };
 
 function repositoryOf(image) {

@@ -19,7 +19,7 @@ const TEMPLATE = 'articles';
 const NOT_COPIED = new Set(['node_modules', 'dist', 'coverage']);
 /** The file the options rewrite; the rest of the copy only has its names changed. */
 const DEFINITION = 'src/resource.ts';
-const FILES = { compose: 'docker-compose.yml', tsconfig: 'tsconfig.json', lock: 'package-lock.json' };
+const FILES = { compose: 'docker-compose.yml', stack: 'deploy/swarm/stack.yml', tsconfig: 'tsconfig.json', lock: 'package-lock.json' };
 /** npm's record of what is installed: kept in step when present, so the install stays current. */
 const HIDDEN_LOCK = 'node_modules/.package-lock.json';
 
@@ -71,6 +71,18 @@ function editOf(root, rel, change, { optional = false } = {}) {
   if (before === null) return null;
   const after = change(before, rel);
   return after === before ? null : { path: rel, content: after, edit: true };
+}
+
+/**
+ * The swarm stack file, made again from the compose file as edited (scripts/fleet/stack.cjs): a
+ * resource joins the fleet, or leaves it, with its compose service.
+ * @param {Array<{ path: string, content: string }>} writes
+ */
+function stackFollowing(writes) {
+  const compose = writes.find((w) => w.path === FILES.compose);
+  if (!compose) return [];
+  const { readCompose, renderStack } = require('../fleet/stack.cjs');
+  return [{ path: FILES.stack, content: renderStack(readCompose(compose.content)), edit: true }];
 }
 
 /**
@@ -128,6 +140,7 @@ function planResource(root, options) {
     editOf(root, FILES.lock, (text, file) => edits.addToLock(text, c, file, pkg)),
     editOf(root, HIDDEN_LOCK, (text, file) => edits.addToLock(text, c, file, pkg), { optional: true }),
   ].filter((w) => w !== null);
+  shared.push(...stackFollowing(shared));
   const links = fs.existsSync(path.join(root, 'node_modules', '@restgate'))
     ? [{ path: `node_modules/@restgate/${n.plural}`, target: `../../services/${n.plural}` }]
     : [];
@@ -162,6 +175,7 @@ function planRemove(root, name) {
     editOf(root, FILES.lock, (text, file) => edits.removeFromLock(text, { plural: name }, file)),
     editOf(root, HIDDEN_LOCK, (text, file) => edits.removeFromLock(text, { plural: name }, file), { optional: true }),
   ].filter((w) => w !== null);
+  writes.push(...stackFollowing(writes));
   let isLink = false;
   try {
     isLink = fs.lstatSync(path.join(root, 'node_modules', '@restgate', name)).isSymbolicLink();

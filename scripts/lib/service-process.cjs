@@ -35,11 +35,13 @@ const HOST = '127.0.0.1';
  * @property {Promise<ExitInfo>} exited  resolves once it exited and its output is in the log file
  */
 
-// A service stops by itself within 2 × SHUTDOWN_TIMEOUT_MS + 5 s (in-flight requests, then what
-// it opened), exiting 1 past that; SIGKILL comes only after it failed to do even that.
+// A service stops by itself within DRAIN_DELAY_MS + 2 × SHUTDOWN_TIMEOUT_MS + 5 s (serving on
+// while load balancers notice, in-flight requests, then what it opened), exiting 1 past that;
+// SIGKILL comes only after it failed to do even that.
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 /** @param {Env} env */
-const stopGraceMs = (env) => 2 * (Number(env.SHUTDOWN_TIMEOUT_MS) || DEFAULT_SHUTDOWN_TIMEOUT_MS) + 6_000;
+const stopGraceMs = (env) =>
+  (Number(env.DRAIN_DELAY_MS) || 0) + 2 * (Number(env.SHUTDOWN_TIMEOUT_MS) || DEFAULT_SHUTDOWN_TIMEOUT_MS) + 6_000;
 const TAIL_LINES = 40;
 
 /** @param {number} ms */

@@ -31,6 +31,14 @@ export const baseConfigSchema = Joi.object({
     .min(0)
     .default(10_000)
     .description('On SIGTERM, how long in-flight requests (and, in the mailer, messages) may take to finish before they are cut off, in ms.'),
+  DRAIN_DELAY_MS: Joi.number()
+    .integer()
+    .min(0)
+    .max(60_000)
+    .default(0)
+    .description(
+      'On SIGTERM, how long to keep serving before the stop begins, in ms: /ready answers 503 at once, but requests are still served, each answer closing its connection, so a load balancer or the gateway has time to stop sending here. 0: stop at once. The mailer, whose port serves only probes, does not wait.',
+    ),
   REQUEST_TIMEOUT_MS: Joi.number()
     .integer()
     .min(1_000)
@@ -64,6 +72,7 @@ export interface BaseConfig {
   BODY_LIMIT: string;
   ROUTE_POLICY: string;
   SHUTDOWN_TIMEOUT_MS: number;
+  DRAIN_DELAY_MS?: number;
   REQUEST_TIMEOUT_MS?: number;
   MAX_CONNECTIONS?: number;
 }

@@ -55,13 +55,18 @@ function secretProblem(key: string, value: string): string | undefined {
   return undefined;
 }
 
+/** A URL, or each URL of a comma-separated list (AMQP_URL may name a cluster's nodes). */
 function urlPasswordProblem(key: string, value: string): string | undefined {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return undefined;
+  const urls = value.split(',').map((part) => part.trim());
+  return urls.some(hasDefaultPassword) ? `${key} uses a default password` : undefined;
+}
+
+function hasDefaultPassword(value: string): boolean {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return false;
   try {
-    const password = decodeURIComponent(new URL(value).password);
-    return DEFAULT_URL_PASSWORDS.has(password.toLowerCase()) ? `${key} uses a default password` : undefined;
+    return DEFAULT_URL_PASSWORDS.has(decodeURIComponent(new URL(value).password).toLowerCase());
   } catch {
-    return undefined;
+    return false;
   }
 }
 

@@ -12,8 +12,13 @@ export interface RunningServer {
    * Stops gracefully: `/ready` turns 503, no new connections, in-flight requests finish (their
    * keep-alive connections close after the answer), idle connections close at once. Whatever is
    * still running after `timeoutMs` is cut off. Resolves with the number of requests cut off.
+   *
+   * With `drainDelayMs`, `/ready` turns 503 at once but the rest waits that long: meanwhile the
+   * server accepts and serves as usual, every answer closing its connection, so a load balancer
+   * that has not yet seen the 503 (or a pool holding an idle connection) loses no request to a
+   * refused or reset connection.
    */
-  stop: (timeoutMs?: number) => Promise<number>;
+  stop: (timeoutMs?: number, options?: { drainDelayMs?: number }) => Promise<number>;
 }
 
 export interface ListenLimits {
@@ -32,7 +37,7 @@ export function listen(app: Express, port: number, host: string, limits: ListenL
     const server = createServer({ requestTimeout, headersTimeout: Math.min(66_000, requestTimeout), connectionsCheckingInterval: 1_000 }, app);
     server.keepAliveTimeout = 65_000;
     if (limits.maxConnections) server.maxConnections = limits.maxConnections;
-    const drain = trackRequests(server);
+    const requests = trackRequests(server);
     server.once('error', reject);
     server.listen(port, host, () => {
       const address = server.address() as AddressInfo;
@@ -41,9 +46,15 @@ export function listen(app: Express, port: number, host: string, limits: ListenL
         server,
         port: address.port,
         url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
-        stop: (timeoutMs = 10_000) => {
+        stop: (timeoutMs = 10_000, { drainDelayMs = 0 } = {}) => {
           markStopping(app);
-          stopping ??= drain(timeoutMs);
+          stopping ??= (async () => {
+            if (drainDelayMs > 0) {
+              requests.closeAfterEachAnswer();
+              await new Promise((resolve) => setTimeout(resolve, drainDelayMs));
+            }
+            return requests.drain(timeoutMs);
+          })();
           return stopping;
         },
       });
@@ -56,15 +67,16 @@ export function listen(app: Express, port: number, host: string, limits: ListenL
  * every keep-alive connection to time out (65 s here): a connection that was busy when the stop
  * began would hold the process long after its answer went out.
  */
-function trackRequests(server: Server): (timeoutMs: number) => Promise<number> {
+function trackRequests(server: Server): { closeAfterEachAnswer: () => void; drain: (timeoutMs: number) => Promise<number> } {
   const inFlight = new Set<ServerResponse>();
   let stopping = false;
+  let closeAfterAnswer = false;
   // Idle once the answer is written: close it then (on the next tick, when Node has marked it idle).
   const closeWhenIdle = () => setImmediate(() => server.closeIdleConnections());
 
   // First listener, so the header is set before the app can answer.
   server.prependListener('request', (_req, res: ServerResponse) => {
-    if (stopping) res.setHeader('Connection', 'close');
+    if (closeAfterAnswer) endsConnection(res);
     inFlight.add(res);
     res.once('close', () => {
       inFlight.delete(res);
@@ -72,14 +84,20 @@ function trackRequests(server: Server): (timeoutMs: number) => Promise<number> {
     });
   });
 
-  return (timeoutMs) =>
-    new Promise((resolve) => {
+  /**
+   * From now on each answer ends its connection (Node closes it once the answer is sent), and the
+   * client learns it from the header. Idle connections stay open: closing one could race with a
+   * request its client is sending on it right now.
+   */
+  function closeAfterEachAnswer(): void {
+    closeAfterAnswer = true;
+    for (const res of inFlight) if (!res.headersSent) endsConnection(res);
+  }
+
+  const drain = (timeoutMs: number) =>
+    new Promise<number>((resolve) => {
       stopping = true;
-      for (const res of inFlight) {
-        // The client learns that this connection ends with this answer (a proxy may still
-        // overwrite the header with its upstream's: the connection is closed once idle anyway).
-        if (!res.headersSent) res.setHeader('Connection', 'close');
-      }
+      closeAfterEachAnswer();
       let cutOff = 0;
       const timer = setTimeout(() => {
         cutOff = inFlight.size;
@@ -92,6 +110,18 @@ function trackRequests(server: Server): (timeoutMs: number) => Promise<number> {
       });
       server.closeIdleConnections();
     });
+
+  return { closeAfterEachAnswer, drain };
+}
+
+/**
+ * Makes `res` the last answer on its connection. `shouldKeepAlive` is what Node (and the gateway's
+ * proxy, which must not pass on its upstream's Connection header) decide by; the header tells the
+ * client. An app that sets `Connection: keep-alive` itself would still override both.
+ */
+function endsConnection(res: ServerResponse): void {
+  res.shouldKeepAlive = false;
+  res.setHeader('Connection', 'close');
 }
 
 /**

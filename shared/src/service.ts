@@ -21,16 +21,18 @@ export interface ServiceContext {
   metrics: Metrics;
 }
 
-/** Time `parts.stop` gets after the HTTP drain, on top of SHUTDOWN_TIMEOUT_MS each, before the process gives up. */
+/** Time `parts.stop` gets after the HTTP drain, on top of DRAIN_DELAY_MS and SHUTDOWN_TIMEOUT_MS each, before the process gives up. */
 const STOP_MARGIN_MS = 5_000;
 
 /**
  * The one entry point of every service: config → production checks → logger → parts → listen →
  * stop on signals. A bad config, or weak settings in production, exits 1 with every problem named.
  *
- * On SIGTERM or SIGINT: `/ready` turns 503, the server stops accepting, in-flight requests finish
- * (up to SHUTDOWN_TIMEOUT_MS), then `parts.stop` closes the rest (its own bound, SHUTDOWN_TIMEOUT_MS
- * by convention), and the process exits 0. A stop that takes longer than twice that plus 5 s exits 1.
+ * On SIGTERM or SIGINT: `/ready` turns 503; for DRAIN_DELAY_MS the server still serves (each answer
+ * closing its connection) while load balancers notice; then it stops accepting, in-flight requests
+ * finish (up to SHUTDOWN_TIMEOUT_MS), then `parts.stop` closes the rest (its own bound,
+ * SHUTDOWN_TIMEOUT_MS by convention), and the process exits 0. A stop that takes longer than
+ * DRAIN_DELAY_MS + 2 × SHUTDOWN_TIMEOUT_MS + 5 s exits 1.
  */
 export async function runService<C extends BaseConfig>(options: {
   name: string;
@@ -38,6 +40,11 @@ export async function runService<C extends BaseConfig>(options: {
   start: (config: C, logger: Logger, context: ServiceContext) => Promise<ServiceParts>;
   /** The service's own production checks (each problem a sentence), on top of the shared ones. */
   productionChecks?: (config: C) => string[];
+  /**
+   * The port serves only probes and metrics: no load balancer or gateway sends requests here, so
+   * nothing needs DRAIN_DELAY_MS to stop sending, and the stop does not wait for it.
+   */
+  probesOnly?: boolean;
 }): Promise<RunningServer | undefined> {
   let config: C;
   try {
@@ -82,14 +89,16 @@ export async function runService<C extends BaseConfig>(options: {
   process.off('SIGINT', stopBeforeListening);
   process.off('SIGTERM', stopBeforeListening);
   logger.info({ url: running.url }, `${options.name} listening on ${running.url}`);
+  const drainDelayMs = options.probesOnly ? 0 : (config.DRAIN_DELAY_MS ?? 0);
   stopOnSignals(
     async () => {
-      const cutOff = await running.stop(config.SHUTDOWN_TIMEOUT_MS);
+      if (drainDelayMs > 0) logger.info({ drainDelayMs }, 'draining: /ready is 503, still serving until the delay ends');
+      const cutOff = await running.stop(config.SHUTDOWN_TIMEOUT_MS, { drainDelayMs });
       if (cutOff > 0) logger.warn({ cutOff }, `${cutOff} request(s) still running after SHUTDOWN_TIMEOUT_MS were cut off`);
       await parts.stop?.();
     },
     logger,
-    { timeoutMs: 2 * config.SHUTDOWN_TIMEOUT_MS + STOP_MARGIN_MS },
+    { timeoutMs: drainDelayMs + 2 * config.SHUTDOWN_TIMEOUT_MS + STOP_MARGIN_MS },
   );
   return running;
 }

@@ -70,12 +70,27 @@ const find = (objects: K8sObject[], kind: string, component: string) => {
   return found;
 };
 
+describe('the grace period', () => {
+  test('with the default values, it is preStop 5 s + DRAIN_DELAY_MS 5 s + 2 x SHUTDOWN_TIMEOUT_MS 10 s + 6 s, for every Deployment', () => {
+    const graces = release.objects.filter((o) => o.kind === 'Deployment').map((d) => d.spec.template.spec.terminationGracePeriodSeconds);
+
+    expect(graces.length).toBeGreaterThan(0);
+    expect(new Set(graces)).toEqual(new Set([36]));
+  });
+});
+
 describe('template changes that break the rules values cannot reach', () => {
   test.each<[string, string, (objects: K8sObject[]) => void]>([
     [
       'a grace period shorter than the drain',
       'RG-GRACE',
       (o) => (find(o, 'Deployment', 'identity').spec.template.spec.terminationGracePeriodSeconds = 10),
+    ],
+    [
+      // 5 s preStop + (2 x 10 s + 6 s) would be enough without the chart's 5 s DRAIN_DELAY_MS
+      'a grace period that leaves out DRAIN_DELAY_MS',
+      'RG-GRACE',
+      (o) => (find(o, 'Deployment', 'identity').spec.template.spec.terminationGracePeriodSeconds = 31),
     ],
     ['a service exposed as a LoadBalancer', 'RG-EXPOSURE', (o) => (find(o, 'Service', 'articles').spec.type = 'LoadBalancer')],
     [

@@ -167,7 +167,7 @@ describe('generate --dry-run, then for real, then remove', () => {
     expect(res.stdout).toContain('create  services/novels/test/novel.create.test.ts');
     const edited = res.stdout.split('\n').filter((line) => line.startsWith('edit '));
     expect(edited.map((line) => line.slice('edit    '.length)).sort()).toEqual(
-      ['docker-compose.yml', 'node_modules/.package-lock.json', 'package-lock.json', 'services.json', 'tsconfig.json'].sort(),
+      ['deploy/swarm/stack.yml', 'docker-compose.yml', 'node_modules/.package-lock.json', 'package-lock.json', 'services.json', 'tsconfig.json'].sort(),
     );
     expect(treeHash(copy)).toBe(pristine);
   });

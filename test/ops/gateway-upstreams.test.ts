@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import { aSecret, call, startProcess, tempDir, waitForLogLine, type RunningProcess } from './support/processes';
+import { aSecret, call, startProcess, tempDir, waitForLogLine, waitForStatus, type RunningProcess } from './support/processes';
 import { readRegistry, routedServices } from '../../gateway/src/registry';
 import { startLoopbackUpstream, type LoopbackUpstream } from './support/loopback-upstream';
 
@@ -160,6 +160,61 @@ describe('gateway stopped with SIGTERM', () => {
     const lines = gateway.logLines();
     expect(lines.find((l) => l.msg === 'stopping')).toMatchObject({ signal: 'SIGTERM' });
     expect(lines.find((l) => l.msg === 'stopped')).toBeDefined();
+  });
+
+  test('when DRAIN_DELAY_MS is set, then /ready is 503 at once, a new connection during the delay is served with Connection: close, and the process exits 0 after the delay', async () => {
+    // Arrange
+    const DELAY_MS = 1_500;
+    const gateway = await startProcess({
+      name: 'gateway-drain-delay',
+      dir: 'gateway',
+      env: gatewayEnv(identity, articles, { DRAIN_DELAY_MS: String(DELAY_MS) }),
+      logDir: logs.dir,
+    });
+    articles.answerAll();
+    expect((await call(`${gateway.url}/ready`)).status).toBe(200);
+
+    // Act
+    const signalled = Date.now();
+    gateway.signal('SIGTERM');
+    const exitedAfter = gateway.exited.then((exit) => ({ exit, ms: Date.now() - signalled }));
+    const ready = await waitForStatus(`${gateway.url}/ready`, 503, 1_000);
+    const readyAfter = Date.now() - signalled;
+    // fetch opens a connection of its own: a new one, made after the signal
+    const served = await call(`${gateway.url}/articles`);
+    const servedAfter = Date.now() - signalled;
+    const { exit, ms } = await exitedAfter;
+
+    // Assert
+    expect(ready?.json()).toMatchObject({ status: 'stopping' });
+    expect(readyAfter).toBeLessThan(DELAY_MS);
+    expect(servedAfter).toBeLessThan(DELAY_MS);
+    expect(served.status).toBe(200);
+    expect(JSON.parse(served.text)).toEqual({ from: 'upstream' });
+    expect(served.headers.get('connection')).toBe('close');
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(ms).toBeGreaterThanOrEqual(DELAY_MS);
+    expect(ms).toBeLessThan(DELAY_MS + 5_000);
+    expect(gateway.logLines().find((l) => l.msg?.toString().startsWith('draining'))).toMatchObject({ drainDelayMs: DELAY_MS });
+  });
+
+  // The process gives up (exit 1) after DRAIN_DELAY_MS + 2 x SHUTDOWN_TIMEOUT_MS + 5 s: without the
+  // delay in that sum, a 6 s delay with a 0 bound would end in exit 1 at 5 s.
+  test('when DRAIN_DELAY_MS is longer than the stop margin, then the process still waits it out and exits 0', async () => {
+    const DELAY_MS = 6_000;
+    const gateway = await startProcess({
+      name: 'gateway-long-drain',
+      dir: 'gateway',
+      env: gatewayEnv(identity, articles, { DRAIN_DELAY_MS: String(DELAY_MS), SHUTDOWN_TIMEOUT_MS: '0' }),
+      logDir: logs.dir,
+    });
+
+    const signalled = Date.now();
+    gateway.signal('SIGTERM');
+    const exit = await gateway.exited;
+
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(DELAY_MS);
   });
 
   test('when a request outlives SHUTDOWN_TIMEOUT_MS, then it is cut off and the process still exits 0, saying so', async () => {

@@ -111,6 +111,48 @@ describe('graceful stop', () => {
     expect(await answer).toBe('ECONNRESET');
   });
 
+  test('when stopped with a drain delay, then /ready is 503 at once, new and idle keep-alive connections are still served with Connection: close, and the stop ends after the delay', async () => {
+    // Arrange: a keep-alive connection, idle when the stop begins
+    const app = createHttpApp({ logger: silent, readiness: [{ name: 'mongodb', check: async () => undefined }] });
+    const running = await listen(app, 0, '127.0.0.1');
+    expect((await get(`${running.url}/health`, agent)).headers.connection).toBe('keep-alive');
+    const DELAY_MS = 1_000;
+
+    // Act
+    const began = Date.now();
+    const stopped = running.stop(LONG_BOUND_MS, { drainDelayMs: DELAY_MS }).then(() => Date.now() - began);
+    const ready = await get(`${running.url}/ready`, new http.Agent({ keepAlive: true }));
+    const onIdle = await get(`${running.url}/health`, agent);
+    const onNew = await get(`${running.url}/health`, new http.Agent({ keepAlive: true }));
+    const acceptsDuringDelay = await connects(running.port);
+    const took = await stopped;
+
+    // Assert
+    expect(ready.status).toBe(503);
+    expect(JSON.parse(ready.body)).toMatchObject({ status: 'stopping' });
+    expect(ready.headers.connection).toBe('close');
+    expect([onIdle.status, onIdle.headers.connection]).toEqual([200, 'close']);
+    expect([onNew.status, onNew.headers.connection]).toEqual([200, 'close']);
+    expect(acceptsDuringDelay).toBe(true);
+    expect(took).toBeGreaterThanOrEqual(DELAY_MS - 20);
+    expect(await connects(running.port)).toBe(false);
+  });
+
+  test('when stopped with a drain delay during a slow request, then the request still completes after the delay and nothing is cut off', async () => {
+    const service = slowService();
+    const running = await service.start();
+    const answer = get(`${running.url}/slow`, agent);
+    await service.arrived;
+
+    const stopped = running.stop(LONG_BOUND_MS, { drainDelayMs: 300 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    service.release();
+    const res = await answer;
+
+    expect([res.status, res.headers.connection]).toEqual([200, 'close']);
+    expect(await stopped).toBe(0);
+  });
+
   test('when a stop has begun, then /ready answers 503 stopping and still names each check', async () => {
     const app = createHttpApp({ logger: silent, readiness: [{ name: 'mongodb', check: async () => undefined }] });
     await request(app).get('/ready').expect(200);

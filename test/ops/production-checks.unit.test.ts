@@ -82,6 +82,13 @@ describe('findUnsafeSettings', () => {
     expect(findUnsafeSettings(aConfig({ AMQP_URL: `amqp://restgate:${strong()}@rabbitmq:5672` }))).toEqual([]);
   });
 
+  test('when AMQP_URL lists several brokers and any one carries a default password, then the key is named', () => {
+    const good = `amqp://restgate:${strong()}@rabbit-1:5672`;
+
+    expect(findUnsafeSettings(aConfig({ AMQP_URL: `${good}, amqp://guest:guest@rabbit-2:5672` }))).toEqual(['AMQP_URL uses a default password']);
+    expect(findUnsafeSettings(aConfig({ AMQP_URL: `${good},${good.replace('rabbit-1', 'rabbit-2')}` }))).toEqual([]);
+  });
+
   test('when CORS allows any origin with credentials, then it is refused; either alone is fine', () => {
     expect(findUnsafeSettings(aConfig({ CORS_ORIGINS: 'https://a.example, *', CORS_CREDENTIALS: true }))).toEqual([
       'CORS_ORIGINS allows any origin ("*") together with credentials; list the allowed origins',

@@ -123,7 +123,14 @@ describe('compose rules on broken copies', () => {
     svc(stack.compose, 'articles').stop_grace_period = '5s';
     expect(lifecycleProblems(stack.compose, () => 10_000)).toEqual([
       'identity: needs init: true',
-      'articles: stop_grace_period 5s is shorter than SHUTDOWN_TIMEOUT_MS + 2 s (12000 ms)',
+      'articles: stop_grace_period 5s is shorter than DRAIN_DELAY_MS + SHUTDOWN_TIMEOUT_MS + 2 s (12000 ms)',
+    ]);
+  });
+
+  test('when a drain delay is set, then the grace period must cover it too', () => {
+    expect(lifecycleProblems(stack.compose, () => 10_000, () => 0)).toEqual([]);
+    expect(lifecycleProblems(stack.compose, () => 10_000, (name) => (name === 'gateway' ? 5_000 : 0))).toEqual([
+      'gateway: stop_grace_period 15s is shorter than DRAIN_DELAY_MS + SHUTDOWN_TIMEOUT_MS + 2 s (17000 ms)',
     ]);
   });
 

@@ -81,7 +81,8 @@ describe('docker-compose.yml: the services built here', () => {
 
   test('they run under an init and get more time to stop than their own shutdown bound', () => {
     const shutdownMs = (name: string) => Number(configs[name]?.value.SHUTDOWN_TIMEOUT_MS ?? 10_000);
-    expect(lifecycleProblems(stack.compose, shutdownMs)).toEqual([]);
+    const drainMs = (name: string) => Number(configs[name]?.value.DRAIN_DELAY_MS ?? 0);
+    expect(lifecycleProblems(stack.compose, shutdownMs, drainMs)).toEqual([]);
   });
 });
 

@@ -104,11 +104,11 @@ deployment_named(n) if {
 	d.metadata.name == n
 }
 
-# The drain: preStop's wait, then the process's own bound (2 x SHUTDOWN_TIMEOUT_MS + 6 s).
+# The drain: preStop's wait, then the process's own bound (DRAIN_DELAY_MS + 2 x SHUTDOWN_TIMEOUT_MS + 6 s).
 deny contains msg if {
 	some d in kinds("Deployment")
 	some c in containers(d)
-	needed := object.get(c, ["lifecycle", "preStop", "sleep", "seconds"], 0) + ceil(((2 * shutdown_ms(c)) + 6000) / 1000)
+	needed := object.get(c, ["lifecycle", "preStop", "sleep", "seconds"], 0) + ceil(((drain_ms(c) + (2 * shutdown_ms(c))) + 6000) / 1000)
 	object.get(pod_spec(d), "terminationGracePeriodSeconds", 30) < needed
 	msg := sprintf("RG-GRACE: %s: terminationGracePeriodSeconds %v is shorter than the drain (%v s)", [name(d), object.get(pod_spec(d), "terminationGracePeriodSeconds", 30), needed])
 }
@@ -118,6 +118,12 @@ shutdown_ms(c) := to_number(v) if {
 	e.name == "SHUTDOWN_TIMEOUT_MS"
 	v := e.value
 } else := 10000
+
+drain_ms(c) := to_number(v) if {
+	some e in object.get(c, "env", [])
+	e.name == "DRAIN_DELAY_MS"
+	v := e.value
+} else := 0
 
 # --- Security context ------------------------------------------------------------------------
 

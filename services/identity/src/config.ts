@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import Joi from 'joi';
 import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
+import { brokerUrlList } from '@restgate/shared/amqp';
 import { abuseConfigKeys, type AbuseConfig } from './abuse.config';
 import { PASSWORD_MAX_LENGTH } from './domain/password-limits';
 import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from './domain/social/social-provider';
@@ -151,11 +152,10 @@ export const identityConfigSchema = baseConfigSchema.keys({
     .description(
       'How much lower the scheduling priority of the hashing threads is (Linux nice increment, 0–19): a busy core serves event loops first and hashes with what is left.',
     ),
-  AMQP_URL: Joi.string()
-    .uri({ scheme: ['amqp', 'amqps'] })
+  AMQP_URL: brokerUrlList()
     .required()
     .description(
-      'RabbitMQ URL, e.g. amqp://guest:guest@127.0.0.1:5672: where the outbox relay publishes mail requests (password reset mails).',
+      'RabbitMQ URL, e.g. amqp://guest:guest@127.0.0.1:5672: where the outbox relay publishes mail requests (password reset mails). For a cluster, its nodes comma-separated: the relay connects to one (a random one first) and, when that connection is lost or refused, to the next.',
     ),
   RESET_LINK_ORIGINS: originList()
     .default([])

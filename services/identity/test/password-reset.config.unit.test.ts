@@ -37,6 +37,15 @@ describe('identity config: password resets', () => {
     expect(problemsOf({ ...minimal, AMQP_URL: 'http://127.0.0.1:5672' }).join('\n')).toContain('AMQP_URL');
   });
 
+  test('when AMQP_URL lists brokers, then it is accepted; a bad entry fails the start naming the key and the entry, not its password', () => {
+    const nodes = 'amqp://u:p@rabbit-1:5672,amqp://u:p@rabbit-2:5672';
+
+    expect(loadConfig(identityConfigSchema, { ...minimal, AMQP_URL: nodes }).AMQP_URL).toBe(nodes);
+    const problems = problemsOf({ ...minimal, AMQP_URL: 'amqp://u:p@rabbit-1:5672,amqp//u:hunter2@rabbit-2:5672' }).join('\n');
+    expect(problems).toMatch(/AMQP_URL: AMQP_URL has entries \(2 of 2\)/);
+    expect(problems).not.toContain('hunter2');
+  });
+
   test('when RESET_LINK_ORIGINS lists origins, then they are normalised the way browsers write them, without repeats', () => {
     const config = loadConfig(identityConfigSchema, {
       ...minimal,

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import Joi from 'joi';
 import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
-import { hasControlCharacters } from '@restgate/shared/amqp';
+import { brokerUrlList, hasControlCharacters } from '@restgate/shared/amqp';
 import { DEFAULT_RETRY_DELAYS_MS } from './amqp/mail.topology';
 
 export interface MailerConfig extends BaseConfig {
@@ -35,10 +35,11 @@ const retryDelays = Joi.custom((value: unknown, helpers) => {
 /** The mailer's environment: the common keys, the broker, its database, and where mail goes. */
 export const configSchema = baseConfigSchema.keys({
   PORT: Joi.number().port().default(9003).description('Port to listen on (health and readiness only).'),
-  AMQP_URL: Joi.string()
-    .uri({ scheme: ['amqp', 'amqps'] })
+  AMQP_URL: brokerUrlList()
     .required()
-    .description('RabbitMQ URL, e.g. amqp://guest:guest@127.0.0.1:5672.'),
+    .description(
+      'RabbitMQ URL, e.g. amqp://guest:guest@127.0.0.1:5672. For a cluster, its nodes comma-separated: the mailer connects to one (a random one first) and, when that connection is lost or refused, to the next.',
+    ),
   MONGODB_URL: Joi.string()
     .uri({ scheme: ['mongodb', 'mongodb+srv'] })
     .required()

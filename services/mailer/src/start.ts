@@ -7,6 +7,8 @@ const NAME = 'mailer';
 void runService<MailerConfig>({
   name: NAME,
   schema: configSchema,
+  // Its port serves /health, /ready and /metrics only: its consumers stop without waiting for DRAIN_DELAY_MS.
+  probesOnly: true,
   start: async (config, logger, { metrics }) => {
     const mailer = createMailer({ config, logger, metrics });
     mailer.start();

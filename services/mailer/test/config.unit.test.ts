@@ -30,6 +30,12 @@ describe('mailer config', () => {
     expect(config.OUTBOX_DIR).toBe(path.resolve('tmp/out'));
   });
 
+  test('when AMQP_URL lists the nodes of a cluster, then it is accepted as given', () => {
+    const nodes = 'amqp://u:p@rabbit-1:5672/vh,amqp://u:p@rabbit-2:5672/vh, amqps://u:p@rabbit-3:5671/vh';
+
+    expect(loadConfig(configSchema, { ...base, AMQP_URL: nodes }).AMQP_URL).toBe(nodes);
+  });
+
   test.each([
     ['RETRY_DELAYS_MS', 'soon'],
     ['RETRY_DELAYS_MS', '5000,1000'],
@@ -37,6 +43,7 @@ describe('mailer config', () => {
     ['SMTP_URL', 'http://mail.example.test'],
     ['MAIL_FROM', 'a@example.test\r\nBcc: b@example.test'],
     ['TOPOLOGY_PREFIX', 'has space'],
+    ['AMQP_URL', 'amqp://u:p@rabbit-1:5672,http://u:p@rabbit-2:5672'],
   ])('when %s is %j, then the start fails naming it', (key, value) => {
     expect(() => loadConfig(configSchema, { ...base, [key]: value })).toThrow(new RegExp(key));
   });

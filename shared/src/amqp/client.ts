@@ -3,6 +3,7 @@ import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type Option
 import type { Logger } from 'pino';
 import type { ReadinessCheck } from '../health';
 import type { MessageEnvelope } from './messages';
+import { brokerAddress, brokerRotation, parseBrokerUrls } from './urls';
 
 /**
  * A RabbitMQ connection that stays up: it connects with back-off, reconnects forever until
@@ -60,6 +61,10 @@ export interface RawPublishProperties extends Omit<Options.Publish, 'messageId' 
 }
 
 export interface AmqpOptions {
+  /**
+   * A broker URL, or a comma-separated list of them (the nodes of a cluster): each attempt to
+   * connect takes the next one (see `brokerRotation`).
+   */
   url: string;
   logger: Logger;
   /** Connection name shown by the broker (`rabbitmqctl list_connections client_properties`). */
@@ -106,7 +111,9 @@ export function createAmqp(options: AmqpOptions): AmqpClient {
   const log = options.logger.child({ component: 'amqp', connection: options.name });
   const delays = options.reconnectDelayMs ?? { min: 250, max: 10_000 };
   const publishTimeoutMs = options.publishTimeoutMs ?? 10_000;
-  const url = withDefaultHeartbeat(options.url, options.heartbeatSeconds ?? 15);
+  const nodes = brokerRotation(
+    parseBrokerUrls(options.url).map((url) => withDefaultHeartbeat(url, options.heartbeatSeconds ?? 15)),
+  );
   const handlers: ReadyHandler[] = [];
   const pending = new Set<PendingPublish>();
   /** Unroutable returns not yet matched with their confirm, by message id. */
@@ -159,7 +166,7 @@ export function createAmqp(options: AmqpOptions): AmqpClient {
     await handler(channel);
   }
 
-  async function connectOnce(): Promise<void> {
+  async function connectOnce(url: string, broker: string): Promise<void> {
     const current = await amqp.connect(url, { timeout: 5_000, clientProperties: { connection_name: options.name } });
     if (stopped) {
       await current.close().catch(() => undefined);
@@ -174,7 +181,7 @@ export function createAmqp(options: AmqpOptions): AmqpClient {
           ready = false;
         }
         failPending('connection closed before the broker confirmed');
-        if (!stopped) log.warn({ err: err?.message }, 'broker connection closed');
+        if (!stopped) log.warn({ err: err?.message, broker }, 'broker connection closed');
         resolve();
       });
     });
@@ -196,7 +203,7 @@ export function createAmqp(options: AmqpOptions): AmqpClient {
       for (const [index, handler] of handlers.entries()) await runHandler(current, handler, index);
       if (model !== current || stopped) throw new Error('connection closed while getting ready');
       ready = true;
-      log.info('connected to the broker');
+      log.info({ broker }, 'connected to the broker');
       const waiters = readyWaiters;
       readyWaiters = [];
       for (const wake of waiters) wake();
@@ -211,15 +218,19 @@ export function createAmqp(options: AmqpOptions): AmqpClient {
     let attempt = 0;
     while (!stopped) {
       const began = Date.now();
+      const url = nodes.next();
+      const broker = brokerAddress(url);
       try {
-        await connectOnce();
+        await connectOnce(url, broker);
       } catch (err) {
-        log.warn({ err: (err as Error).message, attempt: attempt + 1 }, 'cannot connect to the broker');
+        log.warn({ err: (err as Error).message, attempt: attempt + 1, broker }, 'cannot connect to the broker');
       }
       if (stopped) break;
       // A connection that lived a while earns a fresh back-off; a flapping one keeps growing it.
       attempt = Date.now() - began > 30_000 ? 0 : attempt + 1;
-      const base = Math.min(delays.max, delays.min * 2 ** Math.min(attempt, 20));
+      // The back-off grows once per round of the list, so every node is tried soon after a loss.
+      const rounds = Math.floor(attempt / nodes.size);
+      const base = Math.min(delays.max, delays.min * 2 ** Math.min(rounds, 20));
       const delay = Math.round(base * (0.8 + Math.random() * 0.4));
       log.debug({ delay, attempt }, 'reconnecting after a pause');
       await sleep(delay, undefined, { signal: wakeUp.signal }).catch(() => undefined);

@@ -15,3 +15,4 @@ export {
   type MessageOf,
   type MessageSchemas,
 } from './messages';
+export { brokerAddress, brokerRotation, brokerUrlList, parseBrokerUrls } from './urls';

@@ -133,19 +133,24 @@ export function imageTagProblems(compose: ComposeFile): string[] {
 
 /**
  * The services built here run under an init (signals forwarded, children reaped) and get more time
- * to stop than they give themselves (SHUTDOWN_TIMEOUT_MS), so a graceful stop is not cut short.
+ * to stop than they give themselves (DRAIN_DELAY_MS serving on, then SHUTDOWN_TIMEOUT_MS for
+ * in-flight work), so a graceful stop is not cut short.
  */
-export function lifecycleProblems(compose: ComposeFile, shutdownMs: (service: string) => number): string[] {
+export function lifecycleProblems(
+  compose: ComposeFile,
+  shutdownMs: (service: string) => number,
+  drainMs: (service: string) => number = () => 0,
+): string[] {
   return services(compose)
     .filter(([, service]) => buildOf(service))
     .flatMap(([name, service]) => {
       const problems: string[] = [];
       if (service.init !== true) problems.push(`${name}: needs init: true`);
       const grace = durationMs(service.stop_grace_period ?? '10s');
-      const needed = shutdownMs(name) + 2_000;
+      const needed = drainMs(name) + shutdownMs(name) + 2_000;
       if (grace === undefined || grace < needed) {
         problems.push(
-          `${name}: stop_grace_period ${service.stop_grace_period ?? '(10s default)'} is shorter than SHUTDOWN_TIMEOUT_MS + 2 s (${needed} ms)`,
+          `${name}: stop_grace_period ${service.stop_grace_period ?? '(10s default)'} is shorter than DRAIN_DELAY_MS + SHUTDOWN_TIMEOUT_MS + 2 s (${needed} ms)`,
         );
       }
       return problems;

@@ -86,8 +86,9 @@ database. Args: entry. Output: JSON list.
 {{- .Values.existingSecret | default (printf "%s-secrets" (include "restgate.fullname" .)) -}}
 {{- end -}}
 
-{{/* The grace period: preStop's sleep, then the process's own bound (2 x SHUTDOWN_TIMEOUT_MS + 6 s). Args: root, settings. */}}
+{{/* The grace period: preStop's sleep, then the process's own bound (DRAIN_DELAY_MS + 2 x SHUTDOWN_TIMEOUT_MS + 6 s). Args: root, settings. */}}
 {{- define "restgate.gracePeriodSeconds" -}}
 {{- $shutdownMs := .root.Values.config.SHUTDOWN_TIMEOUT_MS | default "10000" | int -}}
-{{- add (.settings.preStopSleepSeconds | default 0 | int) (div (add (mul 2 $shutdownMs) 6999) 1000) -}}
+{{- $drainMs := .root.Values.config.DRAIN_DELAY_MS | default "0" | int -}}
+{{- add (.settings.preStopSleepSeconds | default 0 | int) (div (add $drainMs (mul 2 $shutdownMs) 6999) 1000) -}}
 {{- end -}}

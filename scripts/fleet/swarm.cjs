@@ -1,0 +1,351 @@
+// @ts-check
+'use strict';
+// The fleet on Docker's swarm mode, as `npm run fleet` and `npm run test:fleet` run it: the engine,
+// the swarm, the images, the stack and its readiness. What `up` creates is written to a state file
+// (in the engine's cache folder) so that `down` removes exactly that: the stack and its volumes,
+// the swarm if `up` made this engine a swarm, the engine if `up` started it.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { ensureEnvFile, randomSecret } = require('../lib/env-file.cjs');
+const { CACHE, exec, Failure, MINUTE, ROOT, sleep, startEngine, stopEngine } = require('../containers/engine.cjs');
+const { STANDIN_NODE_IMAGE, STANDINS, imagesOf, repositoryOf } = require('../containers/standins.cjs');
+const { STACK_FILE, fleetStack, rabbitNodes, readCompose } = require('./stack.cjs');
+
+const REAL_NODE_IMAGE = 'node:26-trixie-slim';
+/** Secrets only the fleet needs, generated into .env when missing (as npm start does its own). */
+const FLEET_SECRETS = ['RABBITMQ_ERLANG_COOKIE'];
+
+/** @param {string} stack */
+const stateFile = (stack) => path.join(CACHE, `fleet-${stack}.json`);
+
+function readState(stack) {
+  try {
+    return JSON.parse(fs.readFileSync(stateFile(stack), 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+function writeState(stack, state) {
+  fs.mkdirSync(CACHE, { recursive: true });
+  fs.writeFileSync(stateFile(stack), JSON.stringify(state, null, 2));
+}
+
+/** .env's values (npm start's secrets and the fleet's, generated when missing), the environment winning. */
+function fleetEnvironment(rootDir = ROOT) {
+  const { env, file } = ensureEnvFile(rootDir);
+  const missing = FLEET_SECRETS.filter((key) => !env[key]);
+  if (missing.length > 0) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const key of missing) env[key] = randomSecret();
+    fs.appendFileSync(file, `${text.endsWith('\n') ? '' : '\n'}${missing.map((k) => `${k}=${env[k]}`).join('\n')}\n`);
+  }
+  return { ...env, ...definedOnly(process.env) };
+}
+
+function definedOnly(env) {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined));
+}
+
+async function imagePresent(image) {
+  return exec('docker', ['image', 'inspect', image], { timeoutMs: 20_000 }).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** `standin` or `real`: the real images when every one is already on the engine (RESTGATE_CONTAINER_IMAGES decides otherwise). */
+async function chooseImages(stack) {
+  const wanted = (process.env.RESTGATE_CONTAINER_IMAGES || 'auto').toLowerCase();
+  if (!['auto', 'standin', 'real'].includes(wanted))
+    throw new Failure(`RESTGATE_CONTAINER_IMAGES must be auto, standin or real, not ${wanted}`);
+  if (wanted !== 'auto') return wanted;
+  for (const image of [REAL_NODE_IMAGE, ...namedImages(stack)]) if (!(await imagePresent(image))) return 'standin';
+  return 'real';
+}
+
+/** The images the stack runs that this repository does not build. */
+function namedImages(stack) {
+  return [
+    ...new Set(
+      Object.values(stack.services)
+        .map((s) => String(s.image))
+        .filter((i) => !i.includes('restgate-')),
+    ),
+  ];
+}
+
+/** The stack file's override that runs the stand-in images. */
+function standinStackOverride(stack) {
+  const services = {};
+  for (const [name, spec] of Object.entries(stack.services)) {
+    const image = String(spec.image);
+    if (image.includes('restgate-')) continue;
+    const standin = STANDINS[repositoryOf(image)];
+    if (!standin)
+      throw new Failure(`no stand-in image for ${name} (${image}): add one to scripts/containers/standins.cjs and provision.sh`);
+    services[name] = { image: standin.image };
+  }
+  return { version: '3.8', services };
+}
+
+/**
+ * Makes sure an engine answers and is a swarm manager. Returns what was done, for `down`:
+ * { enginePid (ours, or null), swarmCreated }.
+ */
+async function ensureSwarm(log) {
+  await exec('bash', [path.join(ROOT, 'scripts', 'containers', 'provision.sh'), 'tools'], { inherit: true, timeoutMs: 60 * MINUTE });
+  const engine = await startEngine(log);
+  const state = (await exec('docker', ['info', '--format', '{{.Swarm.LocalNodeState}}'], { timeoutMs: 30_000 })).trim();
+  let swarmCreated = false;
+  if (state === 'inactive') {
+    await exec('docker', ['swarm', 'init', '--advertise-addr', '127.0.0.1'], { timeoutMs: 2 * MINUTE });
+    swarmCreated = true;
+    log('made this engine a single-node swarm (left again by `down`)');
+  } else if (state === 'active') {
+    log('using the swarm this engine is already part of; it stays');
+  } else {
+    throw new Failure(`the engine's swarm state is ${state}: expected active or inactive`);
+  }
+  return { enginePid: engine.pid, swarmCreated };
+}
+
+/**
+ * Builds the services' images (restgate-<service>:latest, as compose names them) with compose,
+ * on the stand-in Node image when `images` is `standin`. The build cache makes an unchanged
+ * service cost seconds.
+ */
+async function buildImages({ env, images, work, log }) {
+  const compose = readCompose();
+  const built = imagesOf({ services: compose.services }).built;
+  const args = ['compose', '--project-name', 'restgate', '--project-directory', ROOT, '-f', path.join(ROOT, 'docker-compose.yml')];
+  if (images === 'standin') {
+    const override = path.join(work, 'compose.build.yml');
+    const services = Object.fromEntries(built.map((s) => [s, { build: { args: { NODE_IMAGE: STANDIN_NODE_IMAGE } } }]));
+    fs.writeFileSync(override, JSON.stringify({ services }));
+    args.push('-f', override);
+  }
+  log(`building ${built.join(', ')}`);
+  await exec('docker', [...args, 'build', ...built], { inherit: true, timeoutMs: 40 * MINUTE, env: { ...process.env, ...env } });
+}
+
+/**
+ * `docker stack deploy`, with the stand-ins' override when `images` is `standin`, and `overrides`
+ * (compose-format objects merged over the stack file, in order) after it.
+ */
+async function deploy({ stackName, env, images, work, log, overrides = /** @type {object[]} */ ([]) }) {
+  const stack = fleetStack();
+  const args = ['stack', 'deploy', '--resolve-image', 'never', '--prune', '-c', STACK_FILE];
+  if (images === 'standin') {
+    await exec('bash', [path.join(ROOT, 'scripts', 'containers', 'provision.sh'), 'images'], { inherit: true, timeoutMs: 30 * MINUTE });
+    const override = path.join(work, 'stack.standins.yml');
+    fs.writeFileSync(override, JSON.stringify(standinStackOverride(stack)));
+    args.push('-c', override);
+  }
+  overrides.forEach((override, i) => {
+    const file = path.join(work, `stack.override-${i}.yml`);
+    fs.writeFileSync(file, JSON.stringify({ version: '3.8', ...override }));
+    args.push('-c', file);
+  });
+  log(`deploying the stack ${stackName}`);
+  await exec('docker', [...args, stackName], { timeoutMs: 5 * MINUTE, env: { ...process.env, ...env }, cwd: path.dirname(STACK_FILE) });
+}
+
+/** `docker service ls` of the stack: name → { running, desired }. */
+async function serviceReplicas(stackName) {
+  const out = await exec(
+    'docker',
+    ['service', 'ls', '--filter', `label=com.docker.stack.namespace=${stackName}`, '--format', '{{.Name}} {{.Replicas}}'],
+    {
+      timeoutMs: 30_000,
+    },
+  );
+  const replicas = {};
+  for (const line of out.trim().split('\n').filter(Boolean)) {
+    const [name, counts] = line.split(' ');
+    const [running, desired] = counts.split('/').map((n) => parseInt(n, 10));
+    replicas[name.slice(stackName.length + 1)] = { running, desired };
+  }
+  return replicas;
+}
+
+/** The containers of a service's running tasks on this node. */
+async function containersOf(stackName, service) {
+  const out = await exec('docker', ['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${stackName}_${service}`], {
+    timeoutMs: 30_000,
+  });
+  return out.trim().split('\n').filter(Boolean);
+}
+
+/** Runs a Node script in a throw-away container on the stack's internal network; resolves with its stdout. */
+async function onInternalNetwork(stackName, script, { timeoutMs = MINUTE, images = 'standin' } = {}) {
+  const image = images === 'real' ? REAL_NODE_IMAGE : STANDIN_NODE_IMAGE;
+  return exec('docker', ['run', '--rm', '--network', `${stackName}_internal`, image, 'node', '-e', script], { timeoutMs });
+}
+
+/** A script for `onInternalNetwork`: each replica of each service (tasks.<name>), its /ready. */
+function readinessScript(services) {
+  return `
+const dns = require('node:dns').promises;
+const services = ${JSON.stringify(services)};
+(async () => {
+  const out = {};
+  for (const [name, port] of services) {
+    const addresses = await dns.resolve4('tasks.' + name).catch(() => []);
+    out[name] = await Promise.all(addresses.map((a) =>
+      fetch('http://' + a + ':' + port + '/ready', { signal: AbortSignal.timeout(3000) }).then((r) => r.status, () => 0)));
+  }
+  console.log(JSON.stringify(out));
+})();`;
+}
+
+/** The Node services of the stack and their ports. */
+function nodeServices(stack = fleetStack()) {
+  return Object.entries(stack.services)
+    .filter(([, s]) => String(s.image).includes('restgate-'))
+    .map(([name, s]) => [name, Number(s.environment.PORT)]);
+}
+
+/**
+ * Waits until every service runs its desired replicas, every Node replica's /ready answers 200, the
+ * RabbitMQ nodes form one cluster holding every quorum queue on each node, and the balancer answers.
+ */
+async function waitReady({ stackName, images, log, timeoutMs = 10 * MINUTE }) {
+  const deadline = Date.now() + timeoutMs;
+  const stack = fleetStack();
+  const services = nodeServices(stack);
+  let last = '';
+  for (;;) {
+    const replicas = await serviceReplicas(stackName).catch(() => ({}));
+    const short = Object.keys(stack.services).filter(
+      (s) => !replicas[s] || replicas[s].running < replicas[s].desired || replicas[s].desired === 0,
+    );
+    let notReady = [];
+    if (short.length === 0) {
+      const ready = JSON.parse(await onInternalNetwork(stackName, readinessScript(services), { images }).catch(() => '{}'));
+      notReady = services
+        .filter(([name]) => {
+          const statuses = ready[name] ?? [];
+          return statuses.length < replicas[name].desired || statuses.some((s) => s !== 200);
+        })
+        .map(([name]) => `${name} ${JSON.stringify(ready[name] ?? [])}`);
+    }
+    const waiting = short.length ? `replicas starting: ${short.join(', ')}` : notReady.length ? `not ready: ${notReady.join(', ')}` : '';
+    if (!waiting) break;
+    if (waiting !== last) log(`waiting: ${waiting}`);
+    last = waiting;
+    if (Date.now() > deadline) throw new Failure(`the fleet was not ready within ${timeoutMs / 1000} s (${waiting})`);
+    await sleep(2000);
+  }
+  await clusterQueues({ stackName, log, deadline });
+  for (;;) {
+    const ok = await fetch('http://127.0.0.1:9000/ready', { signal: AbortSignal.timeout(3000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) throw new Failure('the load balancer did not answer /ready on 127.0.0.1:9000');
+    await sleep(1000);
+  }
+  log('every replica is ready; the load balancer answers on http://127.0.0.1:9000');
+}
+
+/** The JSON a RabbitMQ CLI printed (after any warning it writes first), or undefined. */
+function jsonIn(output) {
+  const at = output.search(/^[[{]/m);
+  try {
+    return at < 0 ? undefined : JSON.parse(output.slice(at));
+  } catch {
+    return undefined;
+  }
+}
+
+/** rabbitmqctl-family command on a broker node's container. */
+async function rabbit(stackName, node, args, timeoutMs = MINUTE) {
+  const [container] = await containersOf(stackName, node);
+  if (!container) throw new Failure(`no running container for ${node}`);
+  return exec('docker', ['exec', container, ...args], { timeoutMs });
+}
+
+/**
+ * Waits for every broker node to be in one cluster, then puts each quorum queue on every node: a
+ * queue declared while a node was still joining has fewer members, and would not survive the loss
+ * of the one it is on.
+ */
+async function clusterQueues({ stackName, log, deadline }) {
+  const nodes = rabbitNodes();
+  for (;;) {
+    const status = await rabbit(stackName, nodes[0], ['rabbitmqctl', 'cluster_status', '--formatter', 'json']).catch(() => '{}');
+    const running = jsonIn(status)?.running_nodes ?? [];
+    if (nodes.every((n) => running.includes(`rabbit@${n}`))) break;
+    if (Date.now() > deadline) throw new Failure(`the RabbitMQ nodes did not form one cluster (running: ${running.join(', ') || 'none'})`);
+    await sleep(2000);
+  }
+  for (const node of nodes) await rabbit(stackName, nodes[0], ['rabbitmq-queues', 'grow', `rabbit@${node}`, 'all']);
+  log(`RabbitMQ: ${nodes.length} nodes in one cluster; every quorum queue on each`);
+}
+
+/** Removes the stack and its volumes, waiting until its networks are gone. */
+async function removeStack(stackName, log) {
+  await exec('docker', ['stack', 'rm', stackName], { timeoutMs: 2 * MINUTE }).catch((e) => log(`stack rm: ${e.message}`));
+  const deadline = Date.now() + 2 * MINUTE;
+  for (;;) {
+    const left = (
+      await exec('docker', ['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${stackName}`], { timeoutMs: 30_000 })
+    ).trim();
+    const nets = (
+      await exec('docker', ['network', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${stackName}`], { timeoutMs: 30_000 })
+    ).trim();
+    if (!left && !nets) break;
+    if (Date.now() > deadline) {
+      log('the stack was still stopping after two minutes');
+      break;
+    }
+    await sleep(1000);
+  }
+  const volumes = (
+    await exec('docker', ['volume', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${stackName}`], { timeoutMs: 30_000 })
+  )
+    .trim()
+    .split('\n')
+    .filter(Boolean);
+  if (volumes.length)
+    await exec('docker', ['volume', 'rm', '-f', ...volumes], { timeoutMs: MINUTE }).catch((e) => log(`volume rm: ${e.message}`));
+  log(`removed the stack ${stackName} and its ${volumes.length} volume(s)`);
+}
+
+/** Leaves the swarm and stops the engine when `up` created them. */
+async function undoEngine({ enginePid, swarmCreated }, log) {
+  if (swarmCreated) {
+    await exec('docker', ['swarm', 'leave', '--force'], { timeoutMs: 2 * MINUTE }).catch((e) => log(`swarm leave: ${e.message}`));
+    log('left the swarm this fleet created');
+  }
+  if (enginePid) await stopEngine(enginePid, log);
+}
+
+function workDir() {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-fleet-'));
+}
+
+module.exports = {
+  buildImages,
+  chooseImages,
+  containersOf,
+  deploy,
+  ensureSwarm,
+  fleetEnvironment,
+  nodeServices,
+  onInternalNetwork,
+  rabbit,
+  readState,
+  removeStack,
+  serviceReplicas,
+  undoEngine,
+  waitReady,
+  workDir,
+  writeState,
+  namedImages,
+  jsonIn,
+};

@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+// @ts-check
+'use strict';
+// `npm run test:fleet`: the swarm stack (deploy/swarm/stack.yml) on a real engine in swarm mode,
+// tested black-box through its load balancer under a steady mixed load (test/fleet, one scenario
+// file after another: rolling update, SIGKILLs, limits across gateways, ended sessions, mail across
+// broker loss, scaling). Provisions what is missing (as the container stage), starts dockerd when
+// none answers, makes it a single-node swarm when it is not one, builds the images, deploys under
+// a stack name of its own with secrets made for this run, and at the end removes the stack and its
+// volumes, leaves the swarm it created and stops the engine it started. Traffic goes to 127.0.0.1
+// and to the containers the test started, only.
+
+const net = require('node:net');
+const path = require('node:path');
+const fs = require('node:fs');
+const { ensureInstalled, runBin } = require('../lib/install.cjs');
+const { randomSecret } = require('../lib/env-file.cjs');
+const { Failure, seconds, timedSteps } = require('../containers/engine.cjs');
+const { STANDIN_NODE_IMAGE } = require('../containers/standins.cjs');
+const fleet = require('./swarm.cjs');
+const { fleetStack } = require('./stack.cjs');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const STACK = 'restgate-ft';
+const log = (msg) => process.stdout.write(`[fleet] ${msg}\n`);
+
+// The load comes from one client address (this machine, through the balancer): the per-address
+// ceilings are raised for it. Scenario 3 redeploys the gateway on low ones to test them.
+const HIGH_LIMITS = {
+  RATE_LIMIT_ALL: '1000000/60',
+  RATE_LIMIT_CREDENTIALS: '1000000/60',
+  RATE_LIMIT_SIGN_UP: '1000000/60',
+  RATE_LIMIT_REFRESH: '1000000/60',
+  RATE_LIMIT_PASSWORD_RESETS: '1000000/60',
+};
+
+function portFree(port) {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ host: '0.0.0.0', port, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+async function main() {
+  const started = Date.now();
+  const { step, timings } = timedSteps(log);
+  if (!(await portFree(9000)))
+    throw new Failure('the fleet publishes port 9000, which something on this machine already uses: stop it and run again');
+  await step('install the workspace', () => ensureInstalled({ build: false, log }));
+  const engine = await step('the engine and the swarm', () => fleet.ensureSwarm(log));
+  const work = fleet.workDir();
+  let deployed = false;
+  const cleanUp = async () => {
+    if (deployed) await fleet.removeStack(STACK, log);
+    fs.rmSync(work, { recursive: true, force: true });
+    await fleet.undoEngine(engine, log);
+  };
+  const onSignal = (signal) => {
+    log(`${signal}: removing the stack`);
+    cleanUp().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const env = {
+      MASTER_KEY: randomSecret(),
+      JWT_SECRET: randomSecret(),
+      PRINCIPAL_SECRET: randomSecret(),
+      RABBITMQ_DEFAULT_PASS: randomSecret(),
+      RABBITMQ_ERLANG_COOKIE: randomSecret(),
+    };
+    const images = await fleet.chooseImages(fleetStack());
+    log(`images: ${images === 'standin' ? 'stand-ins (no registry needed)' : 'the real ones'}`);
+    await step('build the images', () => fleet.buildImages({ env, images, work, log }));
+    deployed = true;
+    await step('deploy', () =>
+      fleet.deploy({ stackName: STACK, env, images, work, log, overrides: [{ services: { gateway: { environment: HIGH_LIMITS } } }] }),
+    );
+    await step('every replica ready', () => fleet.waitReady({ stackName: STACK, images, log }));
+    const code = await step('the scenarios (test/fleet)', () =>
+      runBin('jest', ['--ci', '--runInBand', '--config', path.join(ROOT, 'test', 'fleet', 'jest.config.js'), ...process.argv.slice(2)], {
+        env: {
+          ...process.env,
+          RESTGATE_FLEET_URL: 'http://127.0.0.1:9000',
+          RESTGATE_FLEET_MASTER_KEY: env.MASTER_KEY,
+          RESTGATE_FLEET_STACK: STACK,
+          RESTGATE_FLEET_PROBE_IMAGE: images === 'real' ? 'node:26-trixie-slim' : STANDIN_NODE_IMAGE,
+        },
+      }),
+    );
+    if (code !== 0) throw new Failure(`the fleet scenarios failed (jest exit code ${code})`);
+    log(`PASSED in ${seconds(Date.now() - started)} (${timings.join('; ')})`);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await cleanUp();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    log(`FAILED: ${err instanceof Failure ? err.message : err.stack}`);
+    process.exit(1);
+  },
+);

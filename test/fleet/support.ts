@@ -1,0 +1,405 @@
+/**
+ * What the fleet scenarios share: where the fleet answers (set by scripts/fleet/test.cjs), the
+ * swarm's services and containers, a probe inside the stack's network (each replica, Mailpit), and
+ * the steady mixed load every scenario runs under, which counts every answer by kind.
+ */
+import { execFile } from 'node:child_process';
+import { aUser, type UserInput } from '../support/actors';
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run these tests with npm run test:fleet`);
+  return value;
+}
+
+export const gatewayUrl = required('RESTGATE_FLEET_URL');
+export const masterKey = required('RESTGATE_FLEET_MASTER_KEY');
+export const stackName = required('RESTGATE_FLEET_STACK');
+/** The Node image the probe runs on (the one the services were built on). */
+const probeImage = required('RESTGATE_FLEET_PROBE_IMAGE');
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// --- the engine ----------------------------------------------------------------------------
+
+/** Runs `docker <args>`; resolves with stdout, rejects with stderr on a non-zero exit. */
+export function docker(args: string[], timeoutMs = 120_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('docker', args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`docker ${args.slice(0, 4).join(' ')}…: ${err.message}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+export const serviceName = (service: string) => `${stackName}_${service}`;
+
+/** The running containers of a service's tasks. */
+export async function containersOf(service: string): Promise<string[]> {
+  const out = await docker(['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${serviceName(service)}`]);
+  return out.split('\n').filter(Boolean);
+}
+
+/** Running and desired replicas of a service. */
+export async function replicas(service: string): Promise<{ running: number; desired: number }> {
+  const out = await docker(['service', 'ls', '--filter', `name=${serviceName(service)}`, '--format', '{{.Name}} {{.Replicas}}']);
+  const line = out.split('\n').find((l) => l.startsWith(`${serviceName(service)} `));
+  const [running, desired] = (line?.split(' ')[1] ?? '0/0').split('/').map((n) => parseInt(n, 10));
+  return { running: running ?? 0, desired: desired ?? 0 };
+}
+
+/** Waits until `check` returns a value (not undefined), every `everyMs`, at most `limitMs`. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined>, limitMs = 300_000, everyMs = 1000): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${limitMs / 1000} s${lastError ? ` (${String(lastError)})` : ''}`);
+    await sleep(everyMs);
+  }
+}
+
+/** Runs a script with Node inside the stack's internal network; its stdout parsed as JSON. */
+export async function probe<T>(script: string, timeoutMs = 120_000): Promise<T> {
+  const out = await docker(['run', '--rm', '--network', `${stackName}_internal`, probeImage, 'node', '-e', script], timeoutMs);
+  return JSON.parse(out.trim().split('\n').pop() ?? 'null') as T;
+}
+
+/** Each running replica of a Node service is ready (its /ready 200), as many as desired. */
+export async function allReady(services: Array<[string, number]>): Promise<void> {
+  await eventually(
+    `every replica of ${services.map(([s]) => s).join(', ')} ready`,
+    async () => {
+      const wanted = await Promise.all(services.map(async ([s]) => (await replicas(s)).desired));
+      const statuses = await probe<Record<string, number[]>>(`
+        const dns = require('node:dns').promises;
+        (async () => {
+          const out = {};
+          for (const [name, port] of ${JSON.stringify(services)}) {
+            const addresses = await dns.resolve4('tasks.' + name).catch(() => []);
+            out[name] = await Promise.all(addresses.map((a) => fetch('http://' + a + ':' + port + '/ready', { signal: AbortSignal.timeout(3000) }).then((r) => r.status, () => 0)));
+          }
+          console.log(JSON.stringify(out));
+        })();`);
+      const ok = services.every(([s], i) => (statuses[s] ?? []).length === wanted[i] && statuses[s]!.every((c) => c === 200));
+      return ok ? true : undefined;
+    },
+    300_000,
+    2000,
+  );
+}
+
+export const NODE_SERVICES: Array<[string, number]> = [
+  ['gateway', 9000],
+  ['identity', 9001],
+  ['articles', 9002],
+  ['mailer', 9003],
+];
+
+/** Waits until every service runs as many replicas as it should and every Node replica is ready. */
+export async function fleetSettled(): Promise<void> {
+  for (const [service] of NODE_SERVICES) {
+    await eventually(`${service} at its desired replicas`, async () => {
+      const r = await replicas(service);
+      return r.running === r.desired && r.desired > 0 ? true : undefined;
+    });
+  }
+  await allReady(NODE_SERVICES);
+}
+
+/** Starts a rolling update of each service (all at once; each one replica at a time, as the stack says) and waits for all to end. */
+export async function rollingUpdate(services: string[]): Promise<void> {
+  await Promise.all(services.map((s) => docker(['service', 'update', '--quiet', '--force', serviceName(s)], 15 * 60_000)));
+  for (const s of services) {
+    const state = (
+      await docker(['service', 'inspect', '--format', '{{if .UpdateStatus}}{{.UpdateStatus.State}}{{end}}', serviceName(s)])
+    ).trim();
+    if (state && state !== 'completed') throw new Error(`the rolling update of ${s} ended ${state}`);
+  }
+}
+
+// --- the API -------------------------------------------------------------------------------
+
+export interface Answer {
+  status: number;
+  body: any;
+}
+
+/** One request through the balancer, bounded in time. */
+export async function call(
+  method: string,
+  path: string,
+  {
+    form,
+    bearer,
+    basic,
+    timeoutMs = 10_000,
+  }: { form?: Record<string, string>; bearer?: string; basic?: UserInput; timeoutMs?: number } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  let body: string | undefined;
+  if (form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(form).toString();
+  }
+  if (bearer) headers.authorization = `Bearer ${bearer}`;
+  if (basic) headers.authorization = `Basic ${Buffer.from(`${basic.email}:${basic.password}`).toString('base64')}`;
+  const res = await fetch(`${gatewayUrl}${path}`, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: kept as text
+  }
+  return { status: res.status, body: parsed };
+}
+
+export interface Account {
+  user: UserInput;
+  id: string;
+  token: string;
+  refreshToken: string;
+}
+
+export async function signUp(user: UserInput = aUser()): Promise<{ user: UserInput; id: string }> {
+  const reply = await call('POST', '/users', { form: { ...user, access_token: masterKey } });
+  if (reply.status !== 201) throw new Error(`sign-up: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return { user, id: reply.body.id };
+}
+
+export async function signIn(user: UserInput): Promise<Answer> {
+  return call('POST', '/auth', { basic: user, form: { access_token: masterKey } });
+}
+
+export async function anAccount(): Promise<Account> {
+  const { user, id } = await signUp();
+  const session = await signIn(user);
+  if (session.status !== 201) throw new Error(`sign-in: ${session.status} ${JSON.stringify(session.body)}`);
+  return { user, id, token: session.body.token, refreshToken: session.body.refreshToken };
+}
+
+/** `count` accounts, made a few at a time. */
+export async function accounts(count: number): Promise<Account[]> {
+  const made: Account[] = [];
+  while (made.length < count) made.push(...(await Promise.all(Array.from({ length: Math.min(4, count - made.length) }, anAccount))));
+  return made;
+}
+
+// --- the load --------------------------------------------------------------------------------
+
+export type Kind = 'read' | 'list' | 'create' | 'sign-in' | 'refresh' | 'reset';
+const IDEMPOTENT: Record<Kind, boolean> = { read: true, list: true, create: false, 'sign-in': false, refresh: false, reset: false };
+/** Shares of the mix, per 20 requests. */
+const MIX: Array<[Kind, number]> = [
+  ['read', 7],
+  ['list', 3],
+  ['create', 3],
+  ['sign-in', 2],
+  ['refresh', 3],
+  ['reset', 2],
+];
+
+export interface Failure {
+  kind: Kind;
+  idempotent: boolean;
+  /** The status, or the error when no answer came. */
+  what: string;
+  at: number;
+}
+
+export interface LoadReport {
+  sent: number;
+  answered: Record<Kind, number>;
+  /** 5xx answers, connection errors and timeouts. */
+  failures: Failure[];
+  /** 4xx answers the request should not get (a lost session, a refused refresh). */
+  unexpected: Failure[];
+  /** The accepted reset requests (202), by e-mail address. */
+  resets: string[];
+}
+
+export interface LoadOptions {
+  /** Requests per second, spread evenly. */
+  rate?: number;
+  accounts: Account[];
+  /** Addresses reset requests go to, each at most once; when they run out, resets go to `accounts` (not counted). */
+  resetAddresses?: string[];
+}
+
+/**
+ * A steady, bounded mixed load through the balancer: `rate` requests a second until `stop()`,
+ * which waits for the last answers and reports. Sessions refresh one request at a time each (a
+ * refresh token is used once), so a refused refresh is a lost session, never the load's own race.
+ */
+export function startLoad({ rate = 50, accounts: pool, resetAddresses = [] }: LoadOptions) {
+  const report: LoadReport = {
+    sent: 0,
+    answered: { read: 0, list: 0, create: 0, 'sign-in': 0, refresh: 0, reset: 0 },
+    failures: [],
+    unexpected: [],
+    resets: [],
+  };
+  const articles: string[] = [];
+  const refreshing = new Set<Account>();
+  const resets = [...resetAddresses];
+  const inFlight = new Set<Promise<void>>();
+  const pending = new Map<Promise<void>, Kind>();
+  const deck: Kind[] = MIX.flatMap(([kind, n]) => Array<Kind>(n).fill(kind));
+  let tick = 0;
+  const started = Date.now();
+  const any = () => pool[Math.floor(Math.random() * pool.length)]!;
+
+  async function one(kind: Kind): Promise<void> {
+    const account = any();
+    const check = (answer: Answer, ok: number[]) => {
+      report.answered[kind]++;
+      if (ok.includes(answer.status)) return true;
+      const failure = {
+        kind,
+        idempotent: IDEMPOTENT[kind],
+        what: `${answer.status} ${JSON.stringify(answer.body)?.slice(0, 200)}`,
+        at: Date.now() - started,
+      };
+      (answer.status >= 500 ? report.failures : report.unexpected).push(failure);
+      return false;
+    };
+    try {
+      switch (kind) {
+        case 'read': {
+          const id = articles[Math.floor(Math.random() * articles.length)];
+          if (!id) return one('list');
+          check(await call('GET', `/articles/${id}`), [200]);
+          return;
+        }
+        case 'list':
+          check(await call('GET', '/articles?limit=5'), [200]);
+          return;
+        case 'create': {
+          const answer = await call('POST', '/articles', { bearer: account.token, form: { title: `load ${tick}`, content: 'fleet' } });
+          if (check(answer, [201])) articles.push(answer.body.id);
+          return;
+        }
+        case 'sign-in':
+          check(await signIn(account.user), [201]);
+          return;
+        case 'refresh': {
+          const free = pool.find((a) => !refreshing.has(a));
+          if (!free) return one('list');
+          refreshing.add(free);
+          try {
+            const answer = await call('POST', '/auth/refresh', { form: { refreshToken: free.refreshToken } });
+            if (check(answer, [201])) {
+              free.refreshToken = answer.body.refreshToken;
+              free.token = answer.body.token;
+            }
+          } finally {
+            refreshing.delete(free);
+          }
+          return;
+        }
+        case 'reset': {
+          // A fresh address is counted (its mail is checked); the pool's, past the per-address cap, may get none.
+          const counted = resets.shift();
+          const answer = await call('POST', '/password-resets', {
+            form: { email: counted ?? account.user.email, access_token: masterKey },
+          });
+          if (check(answer, [202]) && counted) report.resets.push(counted);
+          return;
+        }
+      }
+    } catch (err) {
+      report.answered[kind]++;
+      const e = err as Error & { cause?: { code?: string } };
+      report.failures.push({
+        kind,
+        idempotent: IDEMPOTENT[kind],
+        what: `${e.name}: ${e.cause?.code ?? e.message}`,
+        at: Date.now() - started,
+      });
+    }
+  }
+
+  const timer = setInterval(() => {
+    const kind = deck[tick++ % deck.length]!;
+    report.sent++;
+    const p: Promise<void> = one(kind).finally(() => {
+      inFlight.delete(p);
+      pending.delete(p);
+    });
+    inFlight.add(p);
+    pending.set(p, kind);
+  }, 1000 / rate);
+
+  return {
+    report,
+    /** The requests waiting for an answer now, and how many of them are not idempotent. */
+    inFlight: () => ({ all: inFlight.size, nonIdempotent: [...pending.values()].filter((k) => !IDEMPOTENT[k]).length }),
+    async stop(): Promise<LoadReport> {
+      clearInterval(timer);
+      await Promise.all([...inFlight]);
+      return report;
+    },
+  };
+}
+
+export type Load = ReturnType<typeof startLoad>;
+
+/**
+ * Runs `during` under the load, with 5 s of it before and after; stops the load whatever happens,
+ * prints its counts, and returns its report with what `during` returned.
+ */
+export async function underLoad<T>(
+  name: string,
+  options: LoadOptions,
+  during: (load: Load) => Promise<T>,
+): Promise<{ report: LoadReport; result: T }> {
+  const load = startLoad(options);
+  let result: T;
+  try {
+    await sleep(5_000);
+    result = await during(load);
+    await sleep(5_000);
+  } finally {
+    const report = await load.stop();
+    process.stdout.write(`${summary(name, report)}\n`);
+  }
+  return { report: load.report, result };
+}
+
+/** One line per kind and the failures, for the scenario's output. */
+export function summary(name: string, report: LoadReport): string {
+  const kinds = Object.entries(report.answered)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  const lines = [
+    `[fleet] ${name}: ${report.sent} requests (${kinds}); failed ${report.failures.length} (idempotent ${report.failures.filter((f) => f.idempotent).length}), unexpected 4xx ${report.unexpected.length}`,
+  ];
+  for (const f of [...report.failures, ...report.unexpected].slice(0, 20)) lines.push(`[fleet]   ${f.at} ms ${f.kind}: ${f.what}`);
+  return lines.join('\n');
+}
+
+// --- Mailpit, from inside the network --------------------------------------------------------
+
+/** The recipients of every mail with this subject that Mailpit holds (one entry per mail). */
+export async function mailRecipients(subject: string): Promise<string[]> {
+  return probe<string[]>(`
+    (async () => {
+      const out = [];
+      for (let start = 0; ; start += 500) {
+        const page = await (await fetch('http://mailpit:8025/api/v1/messages?limit=500&start=' + start)).json();
+        for (const m of page.messages) if (m.Subject === ${JSON.stringify(subject)}) out.push(...m.To.map((t) => t.Address.toLowerCase()));
+        if (page.messages.length < 500) break;
+      }
+      console.log(JSON.stringify(out));
+    })();`);
+}
+
+export async function deleteAllMail(): Promise<void> {
+  await probe<boolean>(`fetch('http://mailpit:8025/api/v1/messages', { method: 'DELETE' }).then((r) => console.log(JSON.stringify(r.ok)))`);
+}
