@@ -39,11 +39,12 @@ async function up() {
     () => null,
     (err) => err,
   );
+  /** @type {PromiseSettledResult<import('./lib/backing.cjs').ServerHandle>[]} */
   const results = provisioned
     ? [{ status: 'rejected', reason: provisioned }]
     : await Promise.allSettled([ensureMongo({ dataDir, log }), ensureRabbit({ dataDir, log }), ensureRedis({ dataDir, log })]);
-  const started = results.filter((r) => r.status === 'fulfilled').map((r) => r.value);
-  const failures = results.filter((r) => r.status === 'rejected').map((r) => r.reason);
+  const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
 
   if (failures.length > 0) {
     for (const err of failures) log(`error: ${err.message}`);

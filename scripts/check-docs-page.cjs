@@ -25,6 +25,7 @@ const CHROMIUM_ARGS = [
 ];
 
 function parseArgs(argv) {
+  /** @type {{ expect: string[], screenshot?: string, timeoutMs: number, chromium: string, base?: string }} */
   const options = { expect: [], screenshot: undefined, timeoutMs: 60_000, chromium: '/usr/bin/chromium', base: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -47,7 +48,7 @@ function parseArgs(argv) {
 async function summariesOf(base) {
   const res = await fetch(`${base}/openapi.json`, { signal: AbortSignal.timeout(15_000) });
   if (!res.ok) throw new Error(`GET ${base}/openapi.json answered ${res.status}`);
-  const doc = await res.json();
+  const doc = /** @type {{ paths?: Record<string, Record<string, { summary?: unknown }>> }} */ (await res.json());
   const summaries = [];
   for (const item of Object.values(doc.paths ?? {})) {
     for (const operation of Object.values(item)) if (operation && typeof operation.summary === 'string') summaries.push(operation.summary);

@@ -21,11 +21,18 @@ const ROOT_DIR = path.resolve(__dirname, '..');
 const COMPLETE_WITHIN_MS = 30_000;
 const log = (msg) => process.stderr.write(`[docs] ${msg}\n`);
 
+/**
+ * The parts of the gateway's document read here.
+ * @typedef {{ paths: Record<string, Record<string, Record<string, unknown>>>, 'x-restgate-missing-upstreams'?: string[] }} OpenApiDocument
+ */
+
 function parseArgs(argv) {
+  /** @type {{ url?: string, out: string }} */
   const options = { url: undefined, out: path.join(ROOT_DIR, 'docs', 'openapi.json') };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if ((arg === '--url' || arg === '--out') && i + 1 < argv.length) options[arg.slice(2)] = argv[++i];
+    if (arg === '--url' && i + 1 < argv.length) options.url = argv[++i];
+    else if (arg === '--out' && i + 1 < argv.length) options.out = argv[++i];
     else throw new Error(`unknown argument ${arg} (usage: docs.cjs [--url <gateway>] [--out <file>])`);
   }
   if (options.url) options.url = options.url.replace(/\/+$/, '');
@@ -38,7 +45,7 @@ async function fetchComplete(baseUrl) {
   for (;;) {
     const res = await fetch(`${baseUrl}/openapi.json`, { signal: AbortSignal.timeout(15_000) });
     if (!res.ok) throw new Error(`GET ${baseUrl}/openapi.json answered ${res.status}`);
-    const doc = await res.json();
+    const doc = /** @type {OpenApiDocument} */ (await res.json());
     const missing = doc['x-restgate-missing-upstreams'];
     if (!missing) return doc;
     if (Date.now() > deadline) throw new Error(`these services did not send their part: ${missing.join(', ')}`);
@@ -61,6 +68,7 @@ async function startOwnStack(cleanups) {
 
   const suffix = randomBytes(4).toString('hex');
   const dbNames = Object.fromEntries(SERVICES.map((def) => [def.name, `docs_${def.name.replace(/\W/g, '_')}_${suffix}`]));
+  /** @type {Record<string, number>} */
   const ports = {};
   for (const def of [GATEWAY, ...SERVICES]) ports[def.name] = await freePort();
   const secret = () => randomBytes(32).toString('base64url');

@@ -56,30 +56,32 @@ async function main() {
     // Required only now: the backing and stack modules are plain Node too, but the install must
     // come first so that a broken checkout fails there with npm's own message.
     const { ensureMongo, ensureRabbit, ensureRedis, makePrivate, provisionBacking } = require('./lib/backing.cjs');
-    const { startStack, portsFromEnv, parseLine, levelOf, formatLogLine } = require('./lib/stack.cjs');
+    const { formatLogLine, levelOf, parseLine } = require('./lib/log-lines.cjs');
+    const { startStack, portsFromEnv } = require('./lib/stack.cjs');
 
     envFile = ensureEnvFile(ROOT_DIR);
     if (envFile.created) log(`created ${relative(envFile.file)} with new random secrets`);
     if (envFile.added.length) log(`added missing ${envFile.added.join(', ')} to ${relative(envFile.file)}`);
-    // A variable set in the environment wins over .env.
+    // A variable set in the environment wins over .env. The backing servers honour MONGODB_URL,
+    // AMQP_URL and REDIS_URL from either.
+    /** @type {Record<string, string | undefined>} */
     const env = { ...envFile.env, ...process.env };
-    // backing.cjs reads these from process.env; .env may provide them too.
-    for (const key of ['MONGODB_URL', 'AMQP_URL', 'REDIS_URL']) if (env[key]) process.env[key] = env[key];
 
     makePrivate(DATA_DIR);
     // Whatever the three servers need from Debian, in one install, before they start side by side.
-    await provisionBacking({ log });
+    await provisionBacking({ env, log });
     if (signalled) return 0;
     const backing = await Promise.allSettled([
-      ensureMongo({ dataDir: DATA_DIR, log }),
-      ensureRabbit({ dataDir: DATA_DIR, log }),
-      ensureRedis({ dataDir: DATA_DIR, log }),
+      ensureMongo({ dataDir: DATA_DIR, log, env }),
+      ensureRabbit({ dataDir: DATA_DIR, log, env }),
+      ensureRedis({ dataDir: DATA_DIR, log, env }),
     ]);
     for (const result of backing) if (result.status === 'fulfilled') cleanups.push(() => result.value.stop());
     const failure = backing.find((r) => r.status === 'rejected');
     if (failure) throw failure.reason;
     if (signalled) return 0;
-    const [mongo, rabbit, redis] = backing.map((r) => r.value);
+    // All three fulfilled: a failure was thrown above.
+    const [mongo, rabbit, redis] = backing.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     env.MONGODB_URL = mongo.url;
     env.AMQP_URL = rabbit.url;
     env.REDIS_URL = redis.url;

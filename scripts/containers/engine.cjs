@@ -94,7 +94,7 @@ async function startEngine(log) {
     }
     await sleep(1000);
   }
-  if (!exited) process.kill(child.pid, 'SIGTERM');
+  if (!exited && child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
   throw new Failure(`dockerd did not answer within a minute; see ${logFile}`);
 }
 

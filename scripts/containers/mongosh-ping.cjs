@@ -31,11 +31,14 @@ function int32(n) {
 
 // The reply's top-level `ok`: a double (1.0) from MongoDB and FerretDB alike; an int32 is also
 // accepted. A reply without it is a failure.
+/** @param {Buffer} doc */
 function okOf(doc) {
-  for (const [type, read] of [
+  /** @type {Array<[number, (at: number) => number]>} */
+  const readers = [
     [0x01, (i) => doc.readDoubleLE(i)],
     [0x10, (i) => doc.readInt32LE(i)],
-  ]) {
+  ];
+  for (const [type, read] of readers) {
     const at = doc.indexOf(Buffer.concat([Buffer.from([type]), Buffer.from('ok\0')]), 4);
     if (at > 0) return read(at + 4);
   }

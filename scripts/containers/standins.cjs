@@ -40,6 +40,7 @@ function imagesOf(model) {
 /**
  * The override (JSON, which compose reads as YAML) that runs `model` on stand-ins. Throws naming
  * every image that has no stand-in, so that a new backing service can't slip through untested.
+ * @returns {{ services: Record<string, { image?: string, build?: { args: Record<string, string> } }> }}
  */
 function standinOverride(model) {
   const { named, built } = imagesOf(model);
@@ -48,6 +49,7 @@ function standinOverride(model) {
     const list = missing.map(({ service, image }) => `${service} (${image})`).join(', ');
     throw new Error(`no stand-in image for ${list}: add one to scripts/containers/standins.cjs and provision.sh`);
   }
+  /** @type {Record<string, { image?: string, build?: { args: Record<string, string> } }>} */
   const services = {};
   for (const { service, image } of named) services[service] = { image: STANDINS[repositoryOf(image)].image };
   for (const service of built) services[service] = { build: { args: { NODE_IMAGE: STANDIN_NODE_IMAGE } } };

@@ -135,7 +135,7 @@ async function buildImages({ env, images, work, log }) {
  * `docker stack deploy`, with the stand-ins' override when `images` is `standin`, and `overrides`
  * (compose-format objects merged over the stack file, in order) after it.
  */
-async function deploy({ stackName, env, images, work, log, overrides = [] }) {
+async function deploy({ stackName, env, images, work, log, overrides = /** @type {object[]} */ ([]) }) {
   const stack = fleetStack();
   const args = ['stack', 'deploy', '--resolve-image', 'never', '--prune', '-c', STACK_FILE];
   if (images === 'standin') {

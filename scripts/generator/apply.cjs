@@ -39,11 +39,12 @@ function applyPlan(root, plan) {
     for (const write of plan.writes) {
       const target = abs(write.path);
       const before = fs.existsSync(target) ? fs.readFileSync(target) : null;
+      const temp = /** @type {string} */ (write.temp); // written above
       if (before !== null) {
         const mode = fs.statSync(target).mode;
-        fs.chmodSync(write.temp, mode);
+        fs.chmodSync(temp, mode);
       }
-      fs.renameSync(write.temp, target);
+      fs.renameSync(temp, target);
       undo.push(() => (before === null ? fs.rmSync(target, { force: true }) : fs.writeFileSync(target, before)));
     }
     for (const link of plan.links) {

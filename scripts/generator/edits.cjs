@@ -14,7 +14,9 @@ function anchorError(file, what) {
 // -----------------------------------------------------------------------------------------------
 // docker-compose.yml: the service, the gateway's URL and start order
 
-/** The services' blocks: name → [first line, last non-blank line] (line indexes). */
+/** @typedef {{ name: string, start: number, end: number }} ComposeBlock */
+
+/** The services' blocks: name → [first line, last non-blank line] (line indexes). @returns {ComposeBlock[]} */
 function composeBlocks(lines, file) {
   const top = lines.findIndex((l) => /^services:\s*$/.test(l));
   if (top < 0) throw anchorError(file, 'the services: section');
@@ -73,10 +75,13 @@ function addToCompose(text, c, file) {
   lines.splice(after.end + 1, 0, ...block);
   // The gateway's lines come before the new block (it is the first service), so its indexes hold.
   const gw = composeBlocks(lines, file).find((b) => b.name === 'gateway');
-  if (!insertIntoMapping(lines, gw, 'environment', `      ${n.upper}_URL: http://${n.plural}:${c.port}`, file, /^ {6}[A-Z0-9_]+_URL: /)) {
+  if (
+    !gw ||
+    !insertIntoMapping(lines, gw, 'environment', `      ${n.upper}_URL: http://${n.plural}:${c.port}`, file, /^ {6}[A-Z0-9_]+_URL: /)
+  ) {
     throw anchorError(file, "the gateway's environment:");
   }
-  const gw2 = composeBlocks(lines, file).find((b) => b.name === 'gateway');
+  const gw2 = /** @type {ComposeBlock} */ (composeBlocks(lines, file).find((b) => b.name === 'gateway')); // found above
   const dependency = `      ${n.plural}: { condition: service_healthy }`;
   if (!insertIntoMapping(lines, gw2, 'depends_on', dependency, file)) lines.splice(gw2.end + 1, 0, '    depends_on:', dependency);
   return lines.join('\n');
@@ -97,7 +102,7 @@ function removeFromCompose(text, { plural, upper }, file) {
       (l, i) => !(inGateway(i) && (l.startsWith(`      ${upper}_URL: `) || l.startsWith(`      ${plural}: { condition: `))),
     );
     // A depends_on left empty goes too.
-    const gw = composeBlocks(lines, file).find((b) => b.name === 'gateway');
+    const gw = /** @type {ComposeBlock} */ (composeBlocks(lines, file).find((b) => b.name === 'gateway')); // found above
     const dep = lines.findIndex((l, i) => i > gw.start && i <= gw.end && l === '    depends_on:');
     if (dep >= 0 && !/^ {6}\S/.test(lines[dep + 1] ?? '')) lines.splice(dep, 1);
   }

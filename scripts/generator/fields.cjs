@@ -23,7 +23,21 @@ const TYPES = {
 const TYPE_NAMES = [...Object.keys(TYPES).filter((t) => t !== 'enum'), 'enum(a|b|…)'];
 
 /** Names the generated code gives meaning to: the id, the owner, timestamps, listing parameters. */
-const RESERVED_FIELDS = ['id', 'user', 'userId', 'createdAt', 'updatedAt', 'version', 'q', 'page', 'limit', 'sort', 'fields', 'after', 'joi'];
+const RESERVED_FIELDS = [
+  'id',
+  'user',
+  'userId',
+  'createdAt',
+  'updatedAt',
+  'version',
+  'q',
+  'page',
+  'limit',
+  'sort',
+  'fields',
+  'after',
+  'joi',
+];
 
 /** Words a field name cannot be: each field is also a `const` in the schemas file. */
 const JS_RESERVED = new Set(
@@ -54,6 +68,12 @@ function parseBound(field, key, value, type) {
 }
 
 /**
+ * One field of a generated resource.
+ * @typedef {{ name: string, type: string, required: boolean, values?: string[], min?: number, max?: number,
+ *             filter: boolean, index: boolean }} Field
+ */
+
+/**
  * Reads one field: `name:type[:required|:optional][:min=N][:max=N][:index][:nofilter]`, the type
  * one of string, text, integer, number, boolean, date, email, url or `enum(a|b)`. Every field is a
  * listing filter unless `nofilter`; `index` gives it an index (for filters on a large collection).
@@ -73,6 +93,7 @@ function parseField(spec) {
   if (JS_RESERVED.has(name)) throw new GeneratorError(`field name "${name}" is a JavaScript reserved word or built-in name`);
   if (!rawType) throw new GeneratorError(`field "${name}" has no type: write ${name}:<type>, the type one of ${TYPE_NAMES.join(', ')}`);
 
+  /** @type {Field} */
   const field = { name, type: rawType, required: false, values: undefined, min: undefined, max: undefined, filter: true, index: false };
   const enumMatch = /^enum\((.*)\)$/.exec(rawType);
   if (enumMatch) {
@@ -99,7 +120,9 @@ function parseField(spec) {
     else if (key === 'nofilter' && value === undefined) field.filter = false;
     else if ((key === 'min' || key === 'max') && value !== undefined && value !== '') field[key] = parseBound(name, key, value, field.type);
     else {
-      throw new GeneratorError(`field "${name}": unknown modifier "${modifier}" (known: required, optional, min=N, max=N, index, nofilter)`);
+      throw new GeneratorError(
+        `field "${name}": unknown modifier "${modifier}" (known: required, optional, min=N, max=N, index, nofilter)`,
+      );
     }
   }
   if (seen.has('required') && seen.has('optional')) throw new GeneratorError(`field "${name}" cannot be both required and optional`);
@@ -107,12 +130,11 @@ function parseField(spec) {
 
   const type = TYPES[field.type];
   if (type.bounds === 'length' || type.bounds === 'max') {
-    field.max ??= type.max;
-    field.min ??= type.min ?? 0;
-    if (field.max < 1) throw new GeneratorError(`field "${name}": max must be at least 1`);
-    if (field.max > type.maxLimit)
-      throw new GeneratorError(`field "${name}": max=${field.max} is above ${type.maxLimit}, the limit for ${field.type}`);
-    if (field.type === 'string' && field.min < 1) {
+    const max = (field.max ??= /** @type {number} */ (type.max)); // every length-bounded type has one
+    const min = (field.min ??= type.min ?? 0);
+    if (max < 1) throw new GeneratorError(`field "${name}": max must be at least 1`);
+    if (max > type.maxLimit) throw new GeneratorError(`field "${name}": max=${max} is above ${type.maxLimit}, the limit for ${field.type}`);
+    if (field.type === 'string' && min < 1) {
       throw new GeneratorError(`field "${name}": a string has at least 1 character (use type text for a value that may be empty)`);
     }
   }

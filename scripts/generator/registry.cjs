@@ -1,30 +1,26 @@
 // @ts-check
 'use strict';
 // services.json, the registry of the stack's processes: what the generator reads (names and
-// ports taken) and the entry it adds or removes. Plain JSON, so this works before npm install.
+// ports taken) and the entry it adds or removes, in the layout Prettier gives the file. Read
+// through scripts/lib/registry.cjs, as by every script. Plain JSON, so this works before npm install.
 
 const { GeneratorError } = require('./errors.cjs');
+const lib = require('../lib/registry.cjs');
 
-const FILE = 'services.json';
+const { FILE } = lib;
 
 /**
- * @typedef {{ name: string, dir: string, port: number, portEnv: string, urlEnv?: string,
- *             owns?: { database?: string }, secrets: string[] }} ServiceEntry
- * @typedef {{ gateway: ServiceEntry, services: ServiceEntry[] }} Registry
+ * @typedef {import('../lib/registry.cjs').ServiceEntry} ServiceEntry
+ * @typedef {import('../lib/registry.cjs').Registry} Registry
  */
 
-/** @param {string} text @returns {Registry} */
+/** The registry in `text`, or a GeneratorError saying what is wrong. @param {string} text @returns {Registry} */
 function parseRegistry(text) {
-  let registry;
   try {
-    registry = JSON.parse(text);
-  } catch {
-    throw new GeneratorError(`${FILE} is not valid JSON`);
+    return lib.parseRegistry(text);
+  } catch (err) {
+    throw new GeneratorError(/** @type {Error} */ (err).message);
   }
-  if (!registry || !Array.isArray(registry.services) || !registry.gateway) {
-    throw new GeneratorError(`${FILE} has no gateway and services: was it reshaped by hand? Restore its usual shape`);
-  }
-  return registry;
 }
 
 /** @param {Registry} registry */

@@ -148,7 +148,7 @@ function buildSpec(options) {
   // The service's tests find their own records by a unique marker searched with q.
   const markerField = searchable
     .map((name) => byName.get(name))
-    .find((f) => ['string', 'text'].includes(f.type) && f.max >= MARKER_ROOM && f.min <= 14);
+    .find((f) => f !== undefined && ['string', 'text'].includes(f.type) && (f.max ?? 0) >= MARKER_ROOM && (f.min ?? 0) <= 14);
   if (!markerField) {
     throw new GeneratorError(
       `--search needs a string or text field that takes ${MARKER_ROOM} characters (max=${MARKER_ROOM} or more, min=14 or less): the service's tests search their records by a unique word`,

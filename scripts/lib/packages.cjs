@@ -31,7 +31,10 @@ const LOCK_RETRY_MS = 3000;
 const UPDATE_TIMEOUT_MS = 10 * 60 * 1000;
 const INSTALL_TIMEOUT_MS = 20 * 60 * 1000;
 
-const defaultLog = (msg) => process.stderr.write(`[restgate] ${msg}\n`);
+/** @param {string} msg */
+const defaultLog = (msg) => {
+  process.stderr.write(`[restgate] ${msg}\n`);
+};
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function onPath(cmd) {
@@ -194,7 +197,29 @@ async function installLocked(wanted, log, deadline) {
   return missing;
 }
 
-module.exports = { canInstallPackages, ensurePackages, isInstalled, lockHolder };
+/**
+ * What `find` finds, after installing `pkg` when it finds nothing at first. Throws when the install
+ * fails (prefixed with `alternative`, which says what else would do) or leaves `what` missing.
+ * @template T
+ * @param {() => T | null} find
+ * @param {{ pkg: string, what: string, alternative?: string, log?: (msg: string) => void }} options
+ * @returns {Promise<T>}
+ */
+async function findOrInstall(find, { pkg, what, alternative, log = defaultLog }) {
+  const found = find();
+  if (found) return found;
+  try {
+    await ensurePackages([pkg], { log });
+  } catch (err) {
+    if (!alternative) throw err;
+    throw new Error(`${alternative}. ${/** @type {Error} */ (err).message}`);
+  }
+  const installed = find();
+  if (!installed) throw new Error(`${what} is still not found after installing ${what === pkg ? 'it' : pkg}`);
+  return installed;
+}
+
+module.exports = { canInstallPackages, ensurePackages, findOrInstall, isInstalled, lockHolder };
 
 if (require.main === module) {
   const [command, ...names] = process.argv.slice(2);

@@ -2,8 +2,9 @@
  * `@restgate/shared`: the HTTP service kit every restgate process is built with — config, logger,
  * errors and problem+json, the principal the gateway signs, route tables and their policy, the
  * HTTP app with health, readiness and metrics, the service bootstrap, MongoDB and listing helpers,
- * production checks, and the OpenAPI parts built from route tables. Messaging is
- * `@restgate/shared/amqp`; test helpers are `@restgate/shared/testing`.
+ * and the OpenAPI parts built from route tables; `runService` runs the production checks. Messaging
+ * is `@restgate/shared/amqp`; test helpers, and the parts of the kit only tests look into, are
+ * `@restgate/shared/testing`.
  */
 export { AppError, errors, isAppError } from './errors';
 export { baseConfigSchema, loadConfig, ConfigError, type BaseConfig } from './config';
@@ -28,29 +29,29 @@ export {
   type RouteSpec,
   type ServiceApi,
 } from './routes';
-export { answerError, sendProblem } from './problem';
+export { sendProblem } from './problem';
 export { REQUEST_ID_HEADER } from './request-id';
 export { requestIdOf, requestLog } from './access-log';
-export { markStopping, type ReadinessCheck } from './health';
-export { createHttpApp, assertSupportedBody, hasBody, OPERATIONS_PATHS, rethrowNext, urlRedactor, type Lane, type SecretRoute } from './http-app';
+export { type ReadinessCheck } from './health';
+export {
+  createHttpApp,
+  assertSupportedBody,
+  hasBody,
+  OPERATIONS_PATHS,
+  rethrowNext,
+  urlRedactor,
+  type Lane,
+  type SecretRoute,
+} from './http-app';
 export { listen, type RunningServer } from './server';
 export { createMongo, isDuplicateKeyError, parseObjectId, retryUntil, type MongoHandle } from './mongo';
 export { runService } from './service';
-export { httpPageSchema, httpUrlSchema, HTTP_PAGE_PATTERN, HTTP_URL_PATTERN } from './http-url';
+export { httpPageSchema, httpUrlSchema } from './http-url';
 export { Joi } from './joi';
-export {
-  listingQuerySchema,
-  listingResult,
-  LISTING_LIMITS,
-  mongoSort,
-  searchFilter,
-  type ListingPage,
-  type ListingQuery,
-  type ListingSpec,
-} from './listing';
-export { FILTER_LIMITS, opsOf, type FilterOp, type FilterSpec, type FilterType, type ParsedFilter } from './listing-filters';
-export { createListingCursors, CURSOR_PATTERN, type ListingCursors } from './listing-cursor';
-export { allOf, findPage, type PageSource } from './listing-page';
+export { listingQuerySchema, listingResult, LISTING_LIMITS, type ListingPage, type ListingQuery, type ListingSpec } from './listing';
+export { type FilterSpec } from './listing-filters';
+export { createListingCursors, type ListingCursors } from './listing-cursor';
+export { findPage } from './listing-page';
 export { assertIfMatch, entityTag, ifMatchOf } from './conditional';
 export {
   addErrorResponses,
@@ -66,10 +67,9 @@ export {
   type OpenApiOperation,
 } from './openapi';
 export { createMetrics, labelRoute, type Metrics, type MetricsAccess } from './metrics';
-export { assertSafeSettings, findUnsafeSettings, KNOWN_WEAK_SECRETS, UnsafeSettingsError } from './production-checks';
 export { parseAuthorization, singleCredential, type Authorization, type PresentedToken } from './credentials';
 export { createRedis, type RedisHandle } from './redis';
-export { createRevocationList, recordRevocations, revocationKey, type Revocation, type RevocationList } from './revocations';
+export { createRevocationList, recordRevocations, revocationKey, type RevocationList } from './revocations';
 export {
   countLocally,
   createRateLimits,
@@ -79,7 +79,6 @@ export {
   QUOTA_PATTERN,
   type LimitDecision,
   type Limiter,
-  type LocalCounting,
   type Quota,
   type RateLimits,
 } from './rate-limit';

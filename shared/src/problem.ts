@@ -94,7 +94,8 @@ const EXPECTED_LOG_INTERVAL_MS = 10_000;
 /**
  * Expected refusals (`AppError.expected`: a full queue under a flood) at warn, without a stack,
  * one line per code per EXPECTED_LOG_INTERVAL_MS with how many were answered since the last one:
- * a flood must not write a line per request (the audit counted 3,523 error lines with stacks).
+ * a flood must not write a line per request, nor a stack per refusal (a flood's log would then
+ * grow with the flood and bury the errors that need reading).
  */
 function expectedRefusalLog(logger: Logger): (log: Logger, err: AppError) => void {
   const byCode = new Map<string, { loggedAt: number; since: number }>();

@@ -192,8 +192,8 @@ interface LocalCount {
 /**
  * `limiter` with most of its counting done in this process, for a generous ceiling that almost
  * every client stays far below (the gateway's limit on all routes): a round trip to the store on
- * every request cost ~40 µs of the gateway's CPU per proxied request in its profile (ioredis, the
- * limiter, the command's write: docs/benchmarks.md). A key's first request in a window, and
+ * every request would put a Redis command (ioredis, the limiter, the write) on every proxied
+ * request's CPU path, for counts far from any ceiling. A key's first request in a window, and
  * every request once the key is within `exactWithin` of the ceiling, is counted in the store as
  * `limiter` counts it, together with what was counted here meanwhile; the others are
  * counted here and added to the store every `syncMs`, each answer bringing back the count of every

@@ -1,5 +1,6 @@
 import type { Schema } from 'joi';
-import { HTTP_PAGE_PATTERN, HTTP_URL_PATTERN, Joi, httpPageSchema, httpUrlSchema, listingQuerySchema } from '@restgate/shared';
+import { Joi, httpPageSchema, httpUrlSchema, listingQuerySchema } from '@restgate/shared';
+import { HTTP_PAGE_PATTERN, HTTP_URL_PATTERN } from '../src/http-url';
 import { joiToJsonSchema } from '../src/openapi';
 import { validateInput } from '../src/routes';
 

@@ -7,8 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { standinOverride, repositoryOf, STANDIN_NODE_IMAGE } = require('../../scripts/containers/standins.cjs');
+import { standinOverride, repositoryOf, STANDIN_NODE_IMAGE } from '../../scripts/containers/standins.cjs';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CURSOR_PATTERN } from '@restgate/shared';
+import { CURSOR_PATTERN } from '@restgate/shared/testing';
 import { aSignedInUser } from '../support/actors';
 import { client } from '../support/http';
 import { ensureSchemathesis } from '../support/schemathesis';

@@ -19,7 +19,7 @@ import { startTestStack, type TestStack } from '../support/stack';
  * HTTP Basic, user tokens, reset tokens in paths and bodies, provider tokens), and then every
  * line every process wrote is searched for each of them and their encodings.
  *
- * The one exception is documented (README, "Where mail goes"): in outbox mode (no SMTP server,
+ * The one exception is documented (docs/accounts.md, "Where mail goes"): in outbox mode (no SMTP server,
  * the local stack) the mailer's line for a written mail carries the reset link, because that
  * log is the local developer's inbox. The test checks that it is that line and no other.
  */

@@ -1,19 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import * as backing from '../../scripts/lib/backing.cjs';
+import type { ServerHandle } from '../../scripts/lib/backing.cjs';
 import { aUser, signIn, signUp } from '../support/actors';
 import { client, type Client } from '../support/http';
 import { expectProblem } from '../support/shapes';
 import { startTestStack, type TestStack } from '../support/stack';
-
-interface RedisServer {
-  url: string;
-  stop(): Promise<void>;
-}
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const backing = require('../../scripts/lib/backing.cjs') as {
-  ensureRedis(options: { dataDir: string; env: Record<string, string>; port?: number; log?: (msg: string) => void }): Promise<RedisServer>;
-};
 
 /**
  * Ended sessions and a Redis of this file's own, stopped and started again on the same port and
@@ -25,7 +18,7 @@ const backing = require('../../scripts/lib/backing.cjs') as {
 describe('when Redis stops and starts again', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-sessions-redis-'));
   const quiet = () => undefined;
-  let redis: RedisServer;
+  let redis: ServerHandle;
   let stack: TestStack;
   let api: Client;
 

@@ -146,7 +146,7 @@ describe('generate remove: refused requests change nothing', () => {
 });
 
 describe('generate --dry-run, then for real, then remove', () => {
-  // The README's example.
+  // docs/generator.md's example.
   const novels = [
     'resource',
     'novels',

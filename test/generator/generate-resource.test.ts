@@ -1,5 +1,5 @@
 /**
- * End to end: the README's command generates volumes into a copy of the repository, and a second
+ * End to end: docs/generator.md's command generates volumes into a copy of the repository, and a second
  * resource, gadgets, takes every field type and other access levels; the copy is then built,
  * type-checked and linted, the new services' own tests (articles' tests, renamed) run against
  * the real database, and a black-box test of volumes' data API runs through the copy's gateway. Outside services/volumes the command may touch four files, none of

@@ -1,30 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Joi from 'joi';
-
-interface ConfigTableLib {
-  renderConfigTable(packages: Array<{ service: string; schema: Joi.ObjectSchema }>, options?: { cwd?: string; skipKeys?: string[] }): string;
-  extractTable(readme: string): string | undefined;
-  replaceTable(readme: string, table: string): string;
-  packageDirs(root?: string): string[];
-  generatedUrlKeys(root?: string): string[];
-  schemaOf(moduleExports: Record<string, unknown>, file: string): Joi.ObjectSchema;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const configTable = require('../../scripts/config-table.cjs') as ConfigTableLib;
+import * as configTable from '../../scripts/config-table.cjs';
 
 const ROOT_DIR = path.resolve(__dirname, '..', '..');
 
-describe('README configuration table', () => {
-  test('when the README is read, then its table is the one generated from every config schema', () => {
+describe('the configuration table of docs/configuration.md', () => {
+  test('when the page is read, then its table is the one generated from every config schema', () => {
     // The sources' schemas (what the build turns into dist/config.js), so no build is needed here.
     const packages = configTable.packageDirs(ROOT_DIR).map((dir) => {
       const file = path.join(ROOT_DIR, dir, 'src', 'config.ts');
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       return { service: path.basename(dir), schema: configTable.schemaOf(require(file) as Record<string, unknown>, file) };
     });
-    const readme = fs.readFileSync(path.join(ROOT_DIR, 'README.md'), 'utf8');
+    const readme = fs.readFileSync(path.join(ROOT_DIR, 'docs', 'configuration.md'), 'utf8');
 
     const inReadme = configTable.extractTable(readme);
 

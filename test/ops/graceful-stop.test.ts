@@ -1,7 +1,8 @@
 import http from 'node:http';
 import net from 'node:net';
 import request from 'supertest';
-import { createHttpApp, createLogger, listen, markStopping, type RunningServer } from '@restgate/shared';
+import { createHttpApp, createLogger, listen, type RunningServer } from '@restgate/shared';
+import { markStopping } from '@restgate/shared/testing';
 
 const silent = createLogger({ name: 'ops-test', level: 'silent' });
 

@@ -1,19 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const packages = require('../../scripts/lib/packages.cjs') as {
-  ensurePackages(names: string[], options?: { log?: (msg: string) => void }): Promise<string[]>;
-  isInstalled(name: string): boolean;
-  lockHolder(output: string): string | null;
-};
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const pidLock = require('../../scripts/lib/pid-lock.cjs') as {
-  tryLock(file: string): boolean;
-  unlock(file: string): void;
-  lockHolder(file: string): number | null;
-};
+import * as packages from '../../scripts/lib/packages.cjs';
+import * as pidLock from '../../scripts/lib/pid-lock.cjs';
 
 describe('Debian packages (scripts/lib/packages.cjs)', () => {
   test('when apt-get says another process holds a lock, then that process is named', () => {

@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { makePrivate } = require('../../scripts/lib/backing.cjs') as { makePrivate(dir: string): void };
+import { makePrivate } from '../../scripts/lib/backing.cjs';
 
 describe('makePrivate (the .data/ folder of npm start)', () => {
   let umask: number;

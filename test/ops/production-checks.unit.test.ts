@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { assertSafeSettings, findUnsafeSettings, KNOWN_WEAK_SECRETS, UnsafeSettingsError } from '@restgate/shared';
+import { assertSafeSettings, findUnsafeSettings, KNOWN_WEAK_SECRETS, UnsafeSettingsError } from '@restgate/shared/testing';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 import { TEST_JWT_SECRET, TEST_MASTER_KEY } from '../../gateway/test/support/tokens';
 

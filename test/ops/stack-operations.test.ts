@@ -7,26 +7,8 @@ import { MongoClient } from 'mongodb';
 import { deleteTopology } from '../support/stack';
 import { aSecret, backing, call, readLogLines, tempDir, waitForLogLine } from './support/processes';
 import { readRegistry, routedServices } from '../../gateway/src/registry';
-
-interface StackProcess {
-  name: string;
-  url: string;
-  logFile: string;
-}
-
-interface StackLib {
-  startStack(options: {
-    env: Record<string, string>;
-    ports: Record<string, number>;
-    logDir: string;
-    serviceEnv?: Record<string, Record<string, string>>;
-  }): Promise<{ gatewayUrl: string; processes: StackProcess[]; stop: () => Promise<void> }>;
-  SERVICES: Array<{ name: string; owns?: { database?: string } }>;
-  GATEWAY: { name: string };
-}
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const stackLib = require('../../scripts/lib/stack.cjs') as StackLib;
+import * as stackLib from '../../scripts/lib/stack.cjs';
+import type { ServiceProcess } from '../../scripts/lib/service-process.cjs';
 
 const METRICS_TOKEN = aSecret();
 const suffix = randomBytes(4).toString('hex');
@@ -38,10 +20,10 @@ const topologyPrefix = `ops-${suffix}.`;
 const logs = tempDir('stack');
 
 let gatewayUrl: string;
-let processes: StackProcess[];
+let processes: ServiceProcess[];
 let stopStack: () => Promise<void>;
 
-function proc(name: string): StackProcess {
+function proc(name: string): ServiceProcess {
   const found = processes.find((p) => p.name === name);
   if (!found) throw new Error(`no ${name} process in the stack`);
   return found;

@@ -4,21 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import * as stackLib from '../../scripts/lib/stack.cjs';
 import { aSecret, backing, tempDir } from './support/processes';
-
-interface StackLib {
-  startStack(options: {
-    env: Record<string, string>;
-    ports: Record<string, number>;
-    logDir: string;
-    healthTimeoutMs?: number;
-  }): Promise<unknown>;
-  SERVICES: Array<{ name: string }>;
-  GATEWAY: { name: string };
-}
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const stackLib = require('../../scripts/lib/stack.cjs') as StackLib;
 
 const logs = tempDir('stack-failure');
 afterAll(() => logs.cleanup());

@@ -1,10 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { readWalkThrough } = require('../../scripts/fresh/try-it.cjs') as {
-  readWalkThrough(readme: string): Array<{ comment: string; commands: string[]; expected: number[] }>;
-};
+import { readWalkThrough } from '../../scripts/fresh/try-it.cjs';
 
 const README = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
 

@@ -21,52 +21,10 @@ import { mailTopology } from '../../services/mailer/src/amqp/mail.topology';
 import { recordExchanges, stopRecording } from './http';
 import { checkExchanges } from './response-check';
 
-interface StackProcess {
-  name: string;
-  pid: number;
-  port: number;
-  url: string;
-  logFile: string;
-}
-
-interface StackHandle {
-  gatewayUrl: string;
-  processes: StackProcess[];
-  stop: () => Promise<void>;
-}
-
-/** An entry of the service registry (services.json), as scripts/lib/stack.cjs reads it. */
-interface ServiceDef {
-  name: string;
-  dir: string;
-  owns?: { database?: string };
-}
-
-interface StackLib {
-  startStack(options: {
-    env: Record<string, string>;
-    ports: Record<string, number>;
-    logDir: string;
-    log?: (msg: string) => void;
-    serviceEnv?: Record<string, Record<string, string>>;
-    onLogLine?: (name: string, line: string, stream: 'stdout' | 'stderr') => void;
-  }): Promise<StackHandle>;
-  parseLine(line: string): Record<string, unknown> | null;
-  levelOf(record: Record<string, unknown>): number;
-  formatLogLine(line: string): string;
-  SERVICES: ServiceDef[];
-  GATEWAY: ServiceDef;
-}
-
-interface BackingLib {
-  freePort(): Promise<number>;
-}
-
-// Plain Node scripts shared with `npm start`, so the tests start the stack the way users do.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const stackLib = require('../../scripts/lib/stack.cjs') as StackLib;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const backingLib = require('../../scripts/lib/backing.cjs') as BackingLib;
+// The scripts `npm start` uses (plain Node, typed with JSDoc), so the tests start the stack the way users do.
+import * as stackLib from '../../scripts/lib/stack.cjs';
+import type { Stack } from '../../scripts/lib/stack.cjs';
+import * as backingLib from '../../scripts/lib/backing.cjs';
 
 const ROOT_DIR = path.resolve(__dirname, '..', '..');
 
@@ -222,7 +180,7 @@ export async function startTestStack(
   };
 
   let stackEnv: Record<string, string>;
-  let stack: StackHandle;
+  let stack: Stack;
   try {
     stack = await stackLib.startStack({
       env: (stackEnv = {

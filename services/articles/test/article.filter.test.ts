@@ -1,4 +1,4 @@
-import { opsOf } from '@restgate/shared';
+import { opsOf } from '@restgate/shared/testing';
 import { filtersOf } from '@restgate/shared/resource';
 import { articleResource } from '../src/resource';
 import { ACCESS, aMarker, anArticleDoc, aUser, callerFor, FIELDS, givenArticles, MARKER_FIELD, type ArticleDoc } from './support/builders';

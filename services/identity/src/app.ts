@@ -7,7 +7,11 @@ export interface AppDeps {
   logger: Logger;
   /** The route table, with the operator's policy already applied. */
   routes: RouteDef[];
-  /** MongoDB. */
+  /**
+   * What GET /health/ready checks: MongoDB and Redis (identity.ts wires both), without which no
+   * sign-in can be answered. Not RabbitMQ: with the broker away, mail is still taken (the outbox
+   * keeps it).
+   */
   readiness: ReadinessCheck[];
   /** The service's own series (the outbox backlog), served at `/metrics` with the HTTP ones. */
   metrics?: Metrics;

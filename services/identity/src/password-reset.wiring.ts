@@ -64,7 +64,8 @@ export function wirePasswordResets(parts: {
       const now = new Date();
       const removed = await resets.deleteExpired(now);
       await outbox.deleteExpiredLeases(now);
-      // Identity's one periodic job, so expired sessions go here too (sign-in no longer sweeps).
+      // Identity's one periodic job, so expired sessions go here too: sign-in never sweeps them,
+      // which would add a query to every sign-in.
       return removed + (await parts.sessions.sessions.deleteExpired(now));
     },
   });

@@ -9,30 +9,14 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import * as backingLib from '../../../scripts/lib/backing.cjs';
+import type { ServerHandle } from '../../../scripts/lib/backing.cjs';
 
-interface BackingLib {
-  freePort(): Promise<number>;
-  ensureMongo(options: {
-    dataDir: string;
-    env?: Record<string, string>;
-    port?: number;
-    log?: (msg: string) => void;
-  }): Promise<BackingServer>;
-  ensureRabbit(options: {
-    dataDir: string;
-    env?: Record<string, string>;
-    port?: number;
-    log?: (msg: string) => void;
-  }): Promise<BackingServer>;
-}
+/** A backing server this test started (or found through the environment) and stops. */
+export type BackingServer = ServerHandle;
 
-export interface BackingServer {
-  url: string;
-  stop(): Promise<void>;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-export const backing = require('../../../scripts/lib/backing.cjs') as BackingLib;
+/** The same servers `npm start` runs (scripts/lib/backing.cjs). */
+export const backing = backingLib;
 
 export const ROOT_DIR = path.resolve(__dirname, '..', '..', '..');
 
@@ -92,7 +76,15 @@ export async function startProcess(options: {
   const out = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, [script], {
     cwd: ROOT_DIR,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', REDIS_URL: process.env.REDIS_URL ?? '', ...options.env, PORT: String(port), HOST: '127.0.0.1' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      REDIS_URL: process.env.REDIS_URL ?? '',
+      ...options.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', out, out],
   });
   fs.closeSync(out);

@@ -30,7 +30,7 @@ export interface Argon2Params {
  * The waiting room is kept here, not in piscina: piscina cancels a task that is already running by
  * terminating its thread, so every client that left mid-check cost a new thread (its start, and a
  * cold JIT for its first compares). Here a task waiting for a worker is dropped when its client
- * goes; a running one (one check, ~10-20 ms at the default costs) finishes on its thread, and its
+ * goes; a running one (one hash: stopping it would take its thread) finishes on its thread, and its
  * result is dropped.
  *
  * `signInShare` (0–1): the part of the capacity (workers + waiting room) that only sign-ins may

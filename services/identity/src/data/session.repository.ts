@@ -54,12 +54,12 @@ function objectIds(ids: string[]): ObjectId[] {
  * Sessions in MongoDB: `sessions`, `refresh_tokens`, and `refresh_token_uses` (the used ones,
  * kept until they would have expired, so that a reuse is recognised as one).
  *
- * Why a use is an insert and not `updateOne({ _id, used: false }, { $set: { used: true } })`:
- * measured on FerretDB v1 (test/sessions.race.test.ts), several concurrent conditional updates
- * of one document all report a modification; an insert on a unique key has exactly one winner.
+ * Why a use is an insert and not `updateOne({ _id, used: false }, { $set: { used: true } })`: on
+ * FerretDB v1 several concurrent conditional updates of one document all report a modification
+ * (test/sessions.race.test.ts shows it); an insert on a unique key has exactly one winner.
  * Expiry is checked in code (FerretDB v1 has no TTL indexes); expired rows are removed as the
- * user's sessions are listed, and for everyone by identity's periodic clean-up (deleteExpired).
- * Not as a session opens: that was a fourth query on every sign-in.
+ * user's sessions are listed, and for everyone by identity's periodic clean-up (deleteExpired),
+ * never as a session opens, which would add a query to every sign-in.
  */
 export class MongoSessionRepository implements SessionRepository {
   private readonly sessions: Collection<SessionDocument>;
