@@ -192,6 +192,10 @@ export function baseComponents(): OpenApiComponents {
       message: { type: 'string', description: 'Validation and conflicts: what is wrong with `param`.' },
       errors: { type: 'array', items: ref('schemas', 'FieldError'), description: 'Validation: every failure.' },
       limit: { type: 'string', description: 'Rate limited (429): the name of the limit that refused the request.' },
+      mfaToken: {
+        type: 'string',
+        description: 'A sign-in of a user with MFA on (401 `mfa_required`): the credential of POST /auth/mfa, single use, valid 5 minutes.',
+      },
     },
     examples: [problemExample(errors.notFound())],
   };
