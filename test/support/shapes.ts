@@ -49,6 +49,8 @@ export const problem = Joi.object({
   errors: Joi.array().items(fieldError).min(1).optional(),
   // 429: which limit refused the request.
   limit: Joi.string().optional(),
+  // 401 mfa_required of a sign-in: the credential of POST /auth/mfa.
+  mfaToken: Joi.string().optional(),
 });
 
 export const validationProblem = problem.keys({
