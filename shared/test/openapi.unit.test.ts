@@ -223,6 +223,7 @@ describe('buildOpenApiPart', () => {
       'message',
       'errors',
       'limit',
+      'mfaToken',
     ]);
     expect(problem.required).toEqual(['type', 'title', 'status', 'detail', 'code']);
     expect(part.components.schemas.FieldError).toMatchObject({ required: ['param', 'message', 'rule'] });
