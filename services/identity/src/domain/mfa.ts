@@ -12,7 +12,7 @@ export type MfaDeps = IdentityDeps & { mfaCrypto: MfaCrypto };
 
 const CHALLENGE_TTL_MS = 5 * 60_000;
 const RECOVERY_CODES = 10;
-// Crockford-like lower-case base32 without 0/1/8/9 look-alikes: 10 characters are 50 bits.
+// RFC 4648's base32 alphabet in lower case: 32 symbols, so `byte % 32` is unbiased, and 10 characters are 50 bits.
 const RECOVERY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 
 function sha256(value: string): string {
