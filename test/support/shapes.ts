@@ -18,6 +18,9 @@ export const userFullView = Joi.object({
   createdAt: timestamp,
 });
 
+/** GET /users/me: the full view and whether multi-factor sign-in is on. */
+export const ownUserView = userFullView.keys({ mfa: Joi.object({ totp: Joi.boolean() }) });
+
 export const authResult = Joi.object({
   token: Joi.string().pattern(/^[\w-]+\.[\w-]+\.[\w-]+$/),
   // 256 bits, base64url.
