@@ -7,6 +7,7 @@ import type { GatewayConfig } from './config';
 import { corsFor } from './cors';
 import { createDocsRouter } from './docs';
 import { createGate } from './gate';
+import { parseMfaRequiredRoles } from './mfa-policy';
 import { createPolicyMatcher, effectivePolicy, unknownOverrides, type PolicyRow } from './policy';
 import { createGatewayLimits } from './rate-limit';
 import { createUpstreamProxies, upstreamReadiness, type UpstreamAgents, type UpstreamUrls } from './proxy';
@@ -59,6 +60,7 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
     limits: redis ? createGatewayLimits(createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:gateway` }), config) : undefined,
     clientAddress: (req: IncomingMessage) => proxyaddr(req, trust),
     cors,
+    mfaRequiredRoles: parseMfaRequiredRoles(config.MFA_REQUIRED_ROLES),
   });
   return createHttpApp({
     logger,

@@ -68,14 +68,23 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (typeof claims !== 'object' || typeof claims.exp !== 'number') {
       throw errors.unauthorized('The access token is not valid.', true);
     }
-    const { sub, role, sid, iat, exp, cep } = claims as { sub?: unknown; role?: unknown; sid?: unknown; iat?: unknown; exp: number; cep?: unknown };
+    const { sub, role, sid, iat, exp, cep, amr } = claims as {
+      sub?: unknown;
+      role?: unknown;
+      sid?: unknown;
+      iat?: unknown;
+      exp: number;
+      cep?: unknown;
+      amr?: unknown;
+    };
     if (
       typeof sub !== 'string' ||
       !OBJECT_ID.test(sub) ||
       (role !== 'user' && role !== 'admin') ||
       typeof sid !== 'string' ||
       sid.length === 0 ||
-      (cep !== undefined && (typeof cep !== 'number' || !Number.isFinite(cep)))
+      (cep !== undefined && (typeof cep !== 'number' || !Number.isFinite(cep))) ||
+      (amr !== undefined && !(Array.isArray(amr) && amr.length <= 8 && amr.every((method) => typeof method === 'string' && method.length <= 32)))
     ) {
       throw errors.unauthorized('The access token is not valid.', true);
     }
@@ -91,7 +100,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
         throw errors.unauthorized('The session of this access token has ended: sign in again.', true);
       }
     }
-    return { kind: 'user', id: sub, role, sid };
+    // `amr` (RFC 8176) goes on to the services: whether the session has a second factor.
+    return { kind: 'user', id: sub, role, sid, ...(amr === undefined ? {} : { amr: amr as string[] }) };
   };
 }
 

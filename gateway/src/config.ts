@@ -37,6 +37,13 @@ export function gatewayConfigSchemaFor(services: readonly RoutedService[]): Joi.
       .allow('')
       .default('')
       .description('Comma list of browser origins allowed by CORS ("*" for any); empty turns CORS off.'),
+    MFA_REQUIRED_ROLES: Joi.string()
+      .allow('')
+      .pattern(/^\s*(?:(?:user|admin)\s*(?:,\s*|$))*$/)
+      .default('')
+      .description(
+        'Comma list of roles (`admin`, `user`) whose tokens pass admin-level routes only when signed in with a second factor (`amr` has `otp` or `mfa`); empty: none.',
+      ),
     METRICS_TOKEN: Joi.string()
       .min(32)
       .allow('')
@@ -57,6 +64,7 @@ export interface GatewayConfig extends BaseConfig, RateLimitConfig {
   UPSTREAM_MAX_SOCKETS: number;
   CORS_ORIGINS: string;
   METRICS_TOKEN: string;
+  MFA_REQUIRED_ROLES: string;
   /** The base URL of each routed service, under the key the registry names (`IDENTITY_URL`, …). */
   [upstreamUrlKey: `${string}_URL`]: string;
 }

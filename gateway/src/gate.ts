@@ -21,6 +21,7 @@ import {
 } from '@restgate/shared';
 import { assertCredentialKinds } from './access-hints';
 import { isBadCredential, type Authenticator } from './authenticate';
+import { assertMfaPolicy } from './mfa-policy';
 import { explainPreflight } from './cors';
 import { takeAccessTokens } from './credentials';
 import { rewriteForwardHeaders } from './forward-headers';
@@ -44,6 +45,8 @@ export interface GateOptions {
   limits?: GatewayLimits;
   /** CORS headers for the origins the gateway lets in (its preflights never reach the gate). */
   cors?: RequestHandler;
+  /** MFA_REQUIRED_ROLES (mfa-policy.ts); none when absent. */
+  mfaRequiredRoles?: readonly string[];
 }
 
 export interface Gate {
@@ -178,6 +181,7 @@ function admit(options: GateOptions, req: IncomingMessage, route: PolicyRow, raw
     if (credential) principal = options.authenticate(credential.token);
     assertCredentialKinds(route.level, principal, authorization);
     assertAccess(route.level, principal);
+    assertMfaPolicy(options.mfaRequiredRoles ?? [], route.level, principal);
 
     req.url = fromQuery.rest ? `${path}?${fromQuery.rest}` : path;
     body = fromBody.body;

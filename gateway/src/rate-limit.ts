@@ -23,6 +23,8 @@ export type RouteLimitName = 'credentials' | 'sign-up' | 'refresh' | 'social' | 
  */
 export const ROUTE_LIMITS: Readonly<Record<string, RouteLimitName>> = {
   'POST /auth': 'credentials',
+  'POST /auth/mfa': 'credentials',
+  'DELETE /users/me/mfa': 'credentials',
   'PUT /users/me/password': 'credentials',
   'PUT /users/:id/password': 'credentials',
   'POST /users': 'sign-up',

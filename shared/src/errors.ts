@@ -93,6 +93,21 @@ export const errors = {
       headers: { 'WWW-Authenticate': presented ? `${BEARER_REALM}, error="invalid_token"` : BEARER_REALM },
     });
   },
+  /**
+   * The credential is right but one factor is not enough (RFC 9470): a sign-in of a user with MFA
+   * on (with the `mfaToken` that `POST /auth/mfa` takes), or a token without a second factor
+   * where one is required.
+   */
+  mfaRequired(detail: string, mfaToken?: string): AppError {
+    return new AppError({
+      code: 'mfa_required',
+      status: 401,
+      title: 'Unauthorized',
+      detail,
+      extras: mfaToken === undefined ? {} : { mfaToken },
+      headers: { 'WWW-Authenticate': `${BEARER_REALM}, error="insufficient_user_authentication"` },
+    });
+  },
   /** HTTP Basic credentials are missing or wrong. */
   basicUnauthorized(detail = 'Wrong e-mail or password.', code = 'invalid_credentials'): AppError {
     return new AppError({ code, status: 401, title: 'Unauthorized', detail, headers: { 'WWW-Authenticate': BASIC_REALM } });

@@ -9,7 +9,7 @@
 export { AppError, errors, isAppError } from './errors';
 export { baseConfigSchema, loadConfig, ConfigError, type BaseConfig } from './config';
 export { createLogger, REDACTED_PATHS, type Logger } from './logger';
-export { ANONYMOUS, PRINCIPAL_HEADER, signPrincipal, verifyPrincipal, type Principal } from './principal';
+export { ANONYMOUS, PRINCIPAL_HEADER, hasSecondFactor, signPrincipal, verifyPrincipal, type Principal } from './principal';
 export {
   ACCESS_LEVELS,
   applyPolicy,

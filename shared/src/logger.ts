@@ -15,6 +15,12 @@ export const REDACTED_PATHS = [
   '*.refresh_token',
   '*.refreshToken',
   '*.secret',
+  // Multi-factor sign-in: the sign-in's second-step credential, recovery codes, an enrolment's secret.
+  '*.mfaToken',
+  '*.recoveryCode',
+  '*.recoveryCodes',
+  '*.otpauthUrl',
+  '*.qrSvg',
   '*.auth.pass',
   'config.*SECRET*',
 ];

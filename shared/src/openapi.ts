@@ -192,6 +192,10 @@ export function baseComponents(): OpenApiComponents {
       message: { type: 'string', description: 'Validation and conflicts: what is wrong with `param`.' },
       errors: { type: 'array', items: ref('schemas', 'FieldError'), description: 'Validation: every failure.' },
       limit: { type: 'string', description: 'Rate limited (429): the name of the limit that refused the request.' },
+      mfaToken: {
+        type: 'string',
+        description: 'A sign-in of a user with MFA on (401 `mfa_required`): the credential of POST /auth/mfa, single use, valid 5 minutes.',
+      },
     },
     examples: [problemExample(errors.notFound())],
   };
@@ -487,7 +491,9 @@ function parameter(name: string, where: 'path' | 'query', required: boolean, sch
 /** Whether `{}` breaks the body schema (a required key, or "at least one of" as `anyOf` of required keys): then so does no body. */
 function refusesEmpty(schema: JsonSchema): boolean {
   const needs = (s: unknown) => isObject(s) && Array.isArray(s.required) && s.required.length > 0;
-  return needs(schema) || (Array.isArray(schema.anyOf) && schema.anyOf.length > 0 && schema.anyOf.every(needs));
+  const allNeed = (list: unknown) => Array.isArray(list) && list.length > 0 && list.every(needs);
+  // joi's `xor` comes out as `if … then: false, else: { oneOf: [required a, required b] }`: an empty body fails both.
+  return needs(schema) || allNeed(schema.anyOf) || allNeed(schema.oneOf) || (isObject(schema.else) && allNeed(schema.else.oneOf));
 }
 
 function requestBodyOf(route: RouteDef, components: OpenApiComponents): OpenApiOperation['requestBody'] {

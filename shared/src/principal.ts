@@ -4,8 +4,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export type Principal =
   | { kind: 'anonymous' }
   | { kind: 'master' }
-  /** `sid`: the session the user's access token belongs to (absent for a principal made otherwise). */
-  | { kind: 'user'; id: string; role: 'user' | 'admin'; sid?: string };
+  /**
+   * `sid`: the session the user's access token belongs to (absent for a principal made otherwise).
+   * `amr`: how the session's user proved who they are (RFC 8176: `pwd`, `otp`, `mfa`, a provider).
+   */
+  | { kind: 'user'; id: string; role: 'user' | 'admin'; sid?: string; amr?: string[] };
 
 export const PRINCIPAL_HEADER = 'x-restgate-principal';
 export const ANONYMOUS: Principal = { kind: 'anonymous' };
@@ -59,6 +62,18 @@ function isPrincipal(value: unknown): value is Principal {
   const p = value as Record<string, unknown>;
   if (p.kind === 'anonymous' || p.kind === 'master') return true;
   return (
-    p.kind === 'user' && typeof p.id === 'string' && (p.role === 'user' || p.role === 'admin') && (p.sid === undefined || typeof p.sid === 'string')
+    p.kind === 'user' &&
+    typeof p.id === 'string' &&
+    (p.role === 'user' || p.role === 'admin') &&
+    (p.sid === undefined || typeof p.sid === 'string') &&
+    (p.amr === undefined || (Array.isArray(p.amr) && p.amr.every((method) => typeof method === 'string')))
   );
+}
+
+/** RFC 8176 methods that are a second factor: a one-time code (`otp`), or a recovery code (`mfa`). */
+const SECOND_FACTORS = new Set(['otp', 'mfa']);
+
+/** Whether a user principal's session was opened with a second factor. */
+export function hasSecondFactor(principal: Principal): boolean {
+  return principal.kind === 'user' && (principal.amr ?? []).some((method) => SECOND_FACTORS.has(method));
 }

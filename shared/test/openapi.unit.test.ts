@@ -223,9 +223,39 @@ describe('buildOpenApiPart', () => {
       'message',
       'errors',
       'limit',
+      'mfaToken',
     ]);
     expect(problem.required).toEqual(['type', 'title', 'status', 'detail', 'code']);
     expect(part.components.schemas.FieldError).toMatchObject({ required: ['param', 'message', 'rule'] });
+  });
+
+  test('when a body must hold exactly one of two fields (joi xor), then the document says the body is required', () => {
+    const part = buildOpenApiPart(
+      [
+        defineRoute({
+          method: 'delete',
+          path: '/factors',
+          level: 'public',
+          summary: 'One of two.',
+          schemas: { body: Joi.object({ a: Joi.string(), b: Joi.string() }).xor('a', 'b') },
+          responses: { 204: { description: 'Done.' } },
+          handler: noop,
+        }),
+        defineRoute({
+          method: 'put',
+          path: '/optional',
+          level: 'public',
+          summary: 'Anything.',
+          schemas: { body: Joi.object({ a: Joi.string(), b: Joi.string() }) },
+          responses: { 204: { description: 'Done.' } },
+          handler: noop,
+        }),
+      ],
+      { title: 'xor' },
+    );
+
+    expect(part.paths['/factors']!.delete!.requestBody).toMatchObject({ required: true });
+    expect(part.paths['/optional']!.put!.requestBody).toMatchObject({ required: false });
   });
 
   test('when a route says noStore, then its success answers document Cache-Control: no-store, and the others do not', () => {

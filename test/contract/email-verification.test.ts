@@ -63,7 +63,7 @@ describe('e-mail verification through the gateway', () => {
     expectProblem(again, 404, { code: 'email_verification_not_found' });
     expect(session.status).toBe(201);
     expect(me.status).toBe(200);
-    expect(me.body).toEqual({ ...created.body, emailVerified: true });
+    expect(me.body).toEqual({ ...created.body, emailVerified: true, mfa: { totp: false } });
   });
 
   test('when a new link is asked, then the same 202 for a pending, an unknown and a verified address, and only the pending one gets a mail whose link works', async () => {

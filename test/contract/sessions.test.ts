@@ -56,22 +56,52 @@ async function statusWithinOneSecond(token: string, since: number, gateway: Clie
 }
 
 describe('sessions through the gateway', () => {
-  test('sign-in answers { token, refreshToken, expiresIn, user }, and refresh gives new tokens that work, once', async () => {
+  test('sign-in answers { token, refreshToken, expiresIn, user }, and refresh gives new tokens; a retry within the grace gets the same refresh token and the session goes on', async () => {
     const { signIns } = await aUserWithSessions();
     const first = signIns[0]!.body;
     expectShape(first, authResult, 'sign-in result');
     expect(first.expiresIn).toBe(900);
 
     const refreshed = await api.post('/auth/refresh', { json: { refreshToken: first.refreshToken } });
-    const reused = await api.post('/auth/refresh', { form: { refreshToken: first.refreshToken } });
+    const retried = await api.post('/auth/refresh', { form: { refreshToken: first.refreshToken } });
 
     expect(refreshed.status).toBe(201);
     expectShape(refreshed.body, authResult, 'refresh result');
+    expect(retried.status).toBe(201);
+    expectShape(retried.body, authResult, 'retried refresh result');
+    expect(retried.body.refreshToken).toBe(refreshed.body.refreshToken);
+    expect((await me(retried.body.token)).status).toBe(200);
+    expect((await me(refreshed.body.token)).status).toBe(200);
+    // The successor works, once more: the session goes on.
+    expect((await api.post('/auth/refresh', { form: { refreshToken: refreshed.body.refreshToken } })).status).toBe(201);
+  });
+
+  test('when two tabs refresh with one refresh token at once, then both get 201 with the same next refresh token', async () => {
+    const { signIns } = await aUserWithSessions();
+    const { refreshToken } = signIns[0]!.body;
+
+    const [a, b] = await Promise.all([0, 1].map(() => api.post('/auth/refresh', { form: { refreshToken } })));
+
+    expect([a!.status, b!.status]).toEqual([201, 201]);
+    expect(a!.body.refreshToken).toBe(b!.body.refreshToken);
+    expect((await me(a!.body.token)).status).toBe(200);
+    expect((await me(b!.body.token)).status).toBe(200);
+  });
+
+  test('when a used refresh token comes back after the grace (10 s by default), then 401 and the whole session ends', async () => {
+    const { signIns } = await aUserWithSessions();
+    const first = signIns[0]!.body;
+    const refreshed = await api.post('/auth/refresh', { json: { refreshToken: first.refreshToken } });
+    expect(refreshed.status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 10_500));
+
+    const reused = await api.post('/auth/refresh', { form: { refreshToken: first.refreshToken } });
+
     expectProblem(reused, 401, { code: 'invalid_refresh_token' });
     // The reuse ended the session: the tokens the refresh gave are dead too.
     expect(await statusWithinOneSecond(refreshed.body.token, Date.now())).toBe(401);
     expectProblem(await api.post('/auth/refresh', { form: { refreshToken: refreshed.body.refreshToken } }), 401);
-  });
+  }, 30_000);
 
   test('when a user logs out, then 204 and the same access token is 401 within a second, while another session of theirs works', async () => {
     const { signIns } = await aUserWithSessions(2);

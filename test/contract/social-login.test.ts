@@ -5,6 +5,7 @@ import { anArticle, aUser, signIn, signUp } from '../support/actors';
 import { startStackWithGitHub, type GitHubStack } from '../support/github-stack';
 import { client, type Client } from '../support/http';
 import { mailedLinks } from '../support/outbox';
+import { TestAuthenticator } from '../support/authenticator';
 import { articleView, authResult, expectProblem, expectShape } from '../support/shapes';
 import type { TestStack } from '../support/stack';
 
@@ -113,4 +114,25 @@ describe('POST /auth/github through the gateway', () => {
 
     expectProblem(reply, 404, { code: 'route_not_found' });
   });
+});
+
+describe('POST /auth/github of a user with multi-factor sign-in on', () => {
+  test('when the GitHub user has MFA on, then 401 mfa_required with an mfaToken, and POST /auth/mfa with a code opens a session with amr ["github","otp"]', async () => {
+    const account = aGitHubAccount();
+    const first = await api.post('/auth/github', { form: { access_token: github.issueToken(account) } });
+    expect(first.status).toBe(201);
+    expect((jwt.decode(first.body.token) as jwt.JwtPayload).amr).toEqual(['github']);
+    const enrolment = await api.post('/users/me/mfa/totp', { bearer: first.body.token });
+    const app = new TestAuthenticator(enrolment.body.secret);
+    expect((await api.post('/users/me/mfa/totp/confirm', { bearer: first.body.token, form: { code: await app.nextCode() } })).status).toBe(200);
+
+    const again = await api.post('/auth/github', { form: { access_token: github.issueToken(account) } });
+
+    expectProblem(again, 401, { code: 'mfa_required' });
+    expect(again.headers.get('www-authenticate')).toBe('Bearer realm="restgate", error="insufficient_user_authentication"');
+    const second = await api.post('/auth/mfa', { form: { mfaToken: again.body.mfaToken, code: await app.nextCode() } });
+    expect(second.status).toBe(201);
+    expect(second.body.user.id).toBe(first.body.user.id);
+    expect((jwt.decode(second.body.token) as jwt.JwtPayload).amr).toEqual(['github', 'otp']);
+  }, 70_000);
 });

@@ -18,6 +18,9 @@ export const userFullView = Joi.object({
   createdAt: timestamp,
 });
 
+/** GET /users/me: the full view and whether multi-factor sign-in is on. */
+export const ownUserView = userFullView.keys({ mfa: Joi.object({ totp: Joi.boolean() }) });
+
 export const authResult = Joi.object({
   token: Joi.string().pattern(/^[\w-]+\.[\w-]+\.[\w-]+$/),
   // 256 bits, base64url.
@@ -49,6 +52,8 @@ export const problem = Joi.object({
   errors: Joi.array().items(fieldError).min(1).optional(),
   // 429: which limit refused the request.
   limit: Joi.string().optional(),
+  // 401 mfa_required of a sign-in: the credential of POST /auth/mfa.
+  mfaToken: Joi.string().optional(),
 });
 
 export const validationProblem = problem.keys({

@@ -35,6 +35,7 @@ export interface TestSecrets {
   MASTER_KEY: string;
   JWT_SECRET: string;
   PRINCIPAL_SECRET: string;
+  MFA_ENCRYPTION_KEY: string;
 }
 
 export interface TestStack {
@@ -161,7 +162,7 @@ export async function startTestStack(
 
   const suffix = randomBytes(5).toString('hex');
   const amqpUrl = process.env.AMQP_URL;
-  const secrets: TestSecrets = { MASTER_KEY: secret(), JWT_SECRET: secret(), PRINCIPAL_SECRET: secret() };
+  const secrets: TestSecrets = { MASTER_KEY: secret(), JWT_SECRET: secret(), PRINCIPAL_SECRET: secret(), MFA_ENCRYPTION_KEY: secret() };
   // A database of this stack's own for every registry service that owns one.
   const dbNames: Record<string, string> = Object.fromEntries(
     stackLib.SERVICES.filter((def) => def.owns?.database).map((def) => [def.name, `contract_${def.name.replace(/\W/g, '_')}_${suffix}`]),

@@ -8,8 +8,9 @@ import { defineSpec, type HttpMethod, type ServiceApi } from '@restgate/shared';
 import { passwordResetSchemas, passwordResetViewSchema, resetAcceptedSchema } from './http/password-reset.schemas';
 import { emailVerificationSchemas, emailVerificationViewSchema } from './http/email-verification.schemas';
 import { providerTokenBody, providerTokenQuery } from './http/social.schemas';
+import { codeBody, disableMfaBody, mfaSignInBody, recoveryCodesSchema, totpEnrolmentSchema } from './http/mfa.schemas';
 import { refreshBody, sessionListingSchema, sessionListQuery, sessionTokensSchema } from './http/session.schemas';
-import { fullUserSchema, publicUserSchema, userListingSchema, userSchemas } from './http/user.schemas';
+import { fullUserSchema, ownUserSchema, publicUserSchema, userListingSchema, userSchemas } from './http/user.schemas';
 
 export interface IdentityApiOptions {
   /** PASSWORD_MIN_LENGTH: the password rules in the schemas (and docs) follow it. */
@@ -36,7 +37,8 @@ export const authApi = {
     responses: {
       201: { description: 'A new session: access token, refresh token, the access token\'s lifetime, and the user.', schema: sessionTokensSchema },
       401: {
-        description: 'No master key, or missing or wrong Basic credentials (one answer for an unknown e-mail and a wrong password).',
+        description:
+          'No master key, or missing or wrong Basic credentials (one answer for an unknown e-mail and a wrong password). Or the right password of a user with multi-factor sign-in on: `mfa_required`, with `WWW-Authenticate: Bearer realm="restgate", error="insufficient_user_authentication"` (RFC 9470) and a member `mfaToken` (single use, 5 minutes) for POST /auth/mfa; no session exists yet.',
       },
       403: {
         description:
@@ -54,12 +56,15 @@ export const authApi = {
     tags: ['auth'],
     summary: 'Exchange a refresh token for a new access token and a new refresh token; the one sent is used up.',
     description:
-      'The refresh token is the credential (no access token needed). Each refresh token works once: presenting one that was already used ends its whole session (a theft signal), and the answer is 401.',
+      'The refresh token is the credential (no access token needed). Each refresh token works once, with one exception for retries: presented again within `REFRESH_REUSE_GRACE_SECONDS` (default 10) after its use — two tabs refreshing at once, or a client whose answer was lost — it answers 201 with the same next refresh token as the first answer and a new access token, and the session goes on (a refresh racing the first one waits for its answer). After the grace, presenting a used refresh token ends its whole session (a theft signal), and the answer is 401.',
     schemas: { body: refreshBody },
     responses: {
-      201: { description: 'New tokens for the same session, and the user.', schema: sessionTokensSchema },
+      201: { description: 'New tokens for the same session, and the user (for a retry within the grace: the first answer\'s refresh token).', schema: sessionTokensSchema },
       400: validation,
-      401: { description: 'The refresh token is unknown, used (its session has now ended), expired, or its session or user is gone: `invalid_refresh_token`.' },
+      401: {
+        description:
+          'The refresh token is unknown, used after the grace (its session has now ended), expired, or its session or user is gone: `invalid_refresh_token`.',
+      },
       429: { description: 'Too many refreshes from this address.' },
       503: { description: 'The session could not be ended (a reused token) because the revocation store is unavailable.' },
     },
@@ -103,7 +108,9 @@ const socialSpec = (provider: string, label: string) =>
     responses: {
       201: { description: 'A new session, as POST /auth gives.', schema: sessionTokensSchema },
       400: { description: 'The access token given in more than one place, or an invalid body or query.' },
-      401: { description: `No access token, or ${label} refused it, or it was issued to another app.` },
+      401: {
+        description: `No access token, or ${label} refused it, or it was issued to another app. Or the user has multi-factor sign-in on: \`mfa_required\` with an \`mfaToken\` for POST /auth/mfa, as POST /auth answers.`,
+      },
       404: { description: `${label} sign-in is not enabled (\`SOCIAL_PROVIDERS\`): \`route_not_found\`.` },
       409: {
         description: `The account with this e-mail is already linked to another ${label} identity (\`provider_already_linked\`), or its e-mail was never verified (\`account_email_unverified\`), or its password was chosen at sign-up and never proven by the address's owner (\`account_password_unproven\`): reset its password, then sign in again.`,
@@ -212,7 +219,7 @@ export function userApi(options: IdentityApiOptions) {
       summary: 'The calling user.',
       description: 'Answers a strong `ETag`; with `If-None-Match` naming it, 304 and no body.',
       responses: {
-        200: { description: 'The user, with its ETag.', schema: fullUserSchema },
+        200: { description: 'The user, with its ETag, and `mfa: { totp }`: whether multi-factor sign-in is on.', schema: ownUserSchema },
         304: notModified,
         401: unauthorized,
         403: forbidden,
@@ -431,9 +438,137 @@ export function emailVerificationApi(_options?: IdentityApiOptions) {
   };
 }
 
+/** Multi-factor sign-in: `/users/me/mfa…` before `/users/:id/mfa`, so that "me" is never read as an id. */
+export function mfaApi(_options?: IdentityApiOptions) {
+  const tags = ['multi-factor sign-in'];
+  const off = { description: 'Multi-factor sign-in is not configured (`MFA_ENCRYPTION_KEY` unset): `route_not_found`; or (users) no such user.' };
+  const wrongCode = {
+    description:
+      'No valid credential, or the code is wrong or already used: `invalid_mfa_code` (counted in the sign-in back-off like a wrong password).',
+  };
+  const backoff = { description: 'Too many wrong passwords or codes for this account from this address (the sign-in back-off).' };
+  return {
+    completeMfaSignIn: defineSpec<{ mfaToken: string; code?: string; recoveryCode?: string }>({
+      method: 'post',
+      path: '/auth/mfa',
+      level: 'public',
+      noStore: true,
+      tags: ['auth', ...tags],
+      summary: 'Finish a sign-in of a user with MFA on: the `mfaToken` of the 401 `mfa_required` and a one-time code (or a recovery code) open the session.',
+      description:
+        'The `mfaToken` is the credential (no access token): single use (a right code uses it up; a wrong one does not), bound to its user, valid 5 minutes. A code is accepted within one 30 s step of clock drift and never twice. The access token\'s `amr` is `["pwd","otp"]` (`["pwd","mfa"]` after a recovery code; the provider\'s name instead of `pwd` after a social sign-in).',
+      schemas: { body: mfaSignInBody },
+      responses: {
+        201: { description: 'A new session, as POST /auth gives without MFA.', schema: sessionTokensSchema },
+        400: validation,
+        401: {
+          description: 'The `mfaToken` is unknown, used or expired (`invalid_mfa_token`: sign in again), or the code is wrong or already used (`invalid_mfa_code`).',
+        },
+        404: off,
+        429: backoff,
+      },
+    }),
+    startTotpEnrolment: defineSpec({
+      method: 'post',
+      path: '/users/me/mfa/totp',
+      level: 'user',
+      noStore: true,
+      tags,
+      summary: 'Start turning on multi-factor sign-in: a new TOTP secret, its `otpauth://` URL and QR code for an authenticator app.',
+      description:
+        'The enrolment is pending (sign-in is unchanged) until POST /users/me/mfa/totp/confirm accepts a code of this secret; calling this again replaces a pending secret.',
+      responses: {
+        201: { description: 'The pending enrolment. The secret is shown only now.', schema: totpEnrolmentSchema },
+        401: unauthorized,
+        403: forbidden,
+        404: off,
+        409: { description: 'MFA is already on: `mfa_already_on` (turn it off first).' },
+      },
+    }),
+    confirmTotpEnrolment: defineSpec<{ code: string }>({
+      method: 'post',
+      path: '/users/me/mfa/totp/confirm',
+      level: 'user',
+      noStore: true,
+      tags,
+      summary: 'Turn multi-factor sign-in on with a code of the pending secret; answers the 10 recovery codes, once.',
+      description: 'From now on POST /auth (and social sign-in) answers 401 `mfa_required` with an `mfaToken` for POST /auth/mfa. Sessions already open go on.',
+      schemas: { body: codeBody },
+      responses: {
+        200: { description: 'MFA is on; the recovery codes, shown only now.', schema: recoveryCodesSchema },
+        400: validation,
+        401: wrongCode,
+        403: forbidden,
+        404: off,
+        409: { description: 'No enrolment is pending (`mfa_not_pending`), or MFA is already on (`mfa_already_on`).' },
+        429: backoff,
+      },
+    }),
+    regenerateRecoveryCodes: defineSpec<{ code: string }>({
+      method: 'post',
+      path: '/users/me/mfa/recovery-codes',
+      level: 'user',
+      noStore: true,
+      tags,
+      summary: 'Replace the recovery codes: 10 new ones, and the old ones stop working. Needs a session opened with a second factor, and a current code.',
+      schemas: { body: codeBody },
+      responses: {
+        201: { description: 'The new recovery codes, shown only now.', schema: recoveryCodesSchema },
+        400: validation,
+        401: {
+          description:
+            'No valid credential; a session opened without a second factor (`mfa_required`, with `WWW-Authenticate: Bearer error="insufficient_user_authentication"`: sign in again with a code); or a wrong or used code (`invalid_mfa_code`).',
+        },
+        403: forbidden,
+        404: off,
+        409: { description: 'MFA is not on: `mfa_off`.' },
+        429: backoff,
+      },
+    }),
+    disableOwnMfa: defineSpec<{ code?: string; recoveryCode?: string }>({
+      method: 'delete',
+      path: '/users/me/mfa',
+      level: 'user+basic',
+      noStore: true,
+      tags,
+      summary: 'Turn multi-factor sign-in off: your token as `access_token`, your e-mail and password as HTTP Basic, and a code or a recovery code.',
+      description: 'The recovery codes end with it. Sessions go on. A password reset never turns MFA off; this (or an admin) does.',
+      schemas: { body: disableMfaBody },
+      responses: {
+        204: { description: 'MFA is off: sign-in needs the password only.' },
+        400: validation,
+        401: {
+          description:
+            'No user token, no HTTP Basic, a Basic e-mail or password that is not the token user\'s (`invalid_credentials`), or a wrong or used code (`invalid_mfa_code`).',
+        },
+        403: forbidden,
+        404: off,
+        409: { description: 'MFA is not on: `mfa_off`.' },
+        429: backoff,
+        503: { description: 'Too many password checks in progress: try again after `Retry-After`.' },
+      },
+    }),
+    adminDisableMfa: defineSpec<unknown, unknown, { id: string }>({
+      method: 'delete',
+      path: '/users/:id/mfa',
+      level: 'admin',
+      tags: [...tags, ...userTags],
+      summary: "Turn off a user's multi-factor sign-in (an admin, for a user who lost their authenticator and recovery codes); every session of the user ends.",
+      responses: {
+        204: { description: "MFA is off and the user's sessions have ended: they sign in with their password." },
+        401: { description: 'No valid credential; or, with `MFA_REQUIRED_ROLES` naming `admin`, an admin token without a second factor (`mfa_required`).' },
+        403: forbidden,
+        404: notFound,
+        409: { description: 'MFA is not on for this user: `mfa_off` (nothing changed).' },
+        503: { description: 'The revocation store is unavailable: the sessions could not be ended; try again.' },
+      },
+    }),
+  };
+}
+
 /** Every route of the service, in the order it mounts them. */
 export function identityApi(options: IdentityApiOptions) {
-  return { ...authApi, ...socialApi, ...userApi(options), ...passwordResetApi(options), ...emailVerificationApi(options) };
+  return { ...authApi, ...socialApi, ...userApi(options), ...mfaApi(options), ...passwordResetApi(options), ...emailVerificationApi(options) };
 }
 
 /** What the gateway reads: every route with its default level. */

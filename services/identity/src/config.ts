@@ -14,6 +14,8 @@ export interface IdentityConfig extends BaseConfig, AbuseConfig {
   JWT_AUDIENCE: string;
   JWT_TTL_SECONDS: number;
   REFRESH_TOKEN_TTL_SECONDS: number;
+  REFRESH_REUSE_GRACE_SECONDS: number;
+  MFA_ENCRYPTION_KEY: string;
   PASSWORD_MIN_LENGTH: number;
   ARGON2_MEMORY_KIB: number;
   ARGON2_ITERATIONS: number;
@@ -111,6 +113,23 @@ export const identityConfigSchema = baseConfigSchema.keys({
     .max(31_536_000)
     .default(2_592_000)
     .description('Lifetime of a refresh token, in seconds; each refresh hands out a new one with a new lifetime. A session unused that long ends.'),
+  REFRESH_REUSE_GRACE_SECONDS: Joi.number()
+    .integer()
+    .min(0)
+    .max(300)
+    .default(10)
+    .description(
+      'How long after a refresh token is used presenting it again is a retry (answered with the same next refresh token) rather than a theft (its session ends), in seconds; 0: never.',
+    ),
+  MFA_ENCRYPTION_KEY: Joi.string()
+    .min(32)
+    .allow('')
+    .default('')
+    .invalid(Joi.ref('JWT_SECRET'), Joi.ref('PRINCIPAL_SECRET'))
+    .messages({ 'any.invalid': '{{#label}} must differ from JWT_SECRET and PRINCIPAL_SECRET' })
+    .description(
+      'Key (32+ random characters) that encrypts TOTP secrets at rest and keys the recovery-code hashes; empty: multi-factor sign-in is off (its routes answer 404). Keep it: under another key, enrolled users cannot complete a sign-in until an admin turns their MFA off.',
+    ),
   PASSWORD_MIN_LENGTH: Joi.number()
     .integer()
     .min(1)

@@ -76,4 +76,38 @@ export const identityErrors = {
       cause,
     );
   },
+  /** A one-time or recovery code that is wrong, used, or of another secret (one answer for all). */
+  wrongMfaCode(): AppError {
+    return new AppError({
+      code: 'invalid_mfa_code',
+      status: 401,
+      title: 'Unauthorized',
+      detail: 'The code is wrong or was already used. Use the current code of your authenticator app, or an unused recovery code.',
+      headers: { 'WWW-Authenticate': 'Bearer realm="restgate", error="insufficient_user_authentication"' },
+    });
+  },
+  /** One answer for an unknown, used or expired `mfaToken`. */
+  mfaTokenInvalid(): AppError {
+    return new AppError({
+      code: 'invalid_mfa_token',
+      status: 401,
+      title: 'Unauthorized',
+      detail: 'The mfaToken is unknown, used or expired (it lives 5 minutes). Sign in again.',
+      headers: { 'WWW-Authenticate': 'Bearer realm="restgate", error="invalid_token"' },
+    });
+  },
+  mfaAlreadyOn(): AppError {
+    return new AppError({ code: 'mfa_already_on', status: 409, title: 'Conflict', detail: 'Multi-factor sign-in is already on for this user.' });
+  },
+  mfaNotPending(): AppError {
+    return new AppError({
+      code: 'mfa_not_pending',
+      status: 409,
+      title: 'Conflict',
+      detail: 'No enrolment is pending: start one with POST /users/me/mfa/totp.',
+    });
+  },
+  mfaOff(): AppError {
+    return new AppError({ code: 'mfa_off', status: 409, title: 'Conflict', detail: 'Multi-factor sign-in is not on for this user.' });
+  },
 };

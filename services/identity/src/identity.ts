@@ -7,7 +7,9 @@ import type { IdentityConfig } from './config';
 import { createPasswordHasher } from './crypto/password-hasher';
 import { createTokenIssuer } from './crypto/token-issuer';
 import { createRevocationRecorder } from './data/revocation.store';
+import { MongoMfaRepository } from './data/mfa.repository';
 import { MongoSessionRepository } from './data/session.repository';
+import { createMfaCrypto } from './crypto/mfa-crypto';
 import { MongoUserRepository } from './data/user.repository';
 import type { IdentityDeps } from './domain/identity-deps';
 import { queueVerificationMail } from './domain/request-email-verification';
@@ -99,14 +101,17 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     logger,
     mailCap: abuse?.verificationMailCap,
   });
+  const mfa = new MongoMfaRepository(mongo.db);
   const deps: IdentityDeps = {
     users,
+    mfa,
+    mfaCrypto: config.MFA_ENCRYPTION_KEY ? createMfaCrypto(config.MFA_ENCRYPTION_KEY, config.JWT_ISSUER) : undefined,
     hasher,
     tokens,
     backoff: abuse?.backoff,
     sessions,
     revocations,
-    sessionSettings: { refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS },
+    sessionSettings: { refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, reuseGraceSeconds: config.REFRESH_REUSE_GRACE_SECONDS },
     resetTokens: passwordResets.resets,
     requireVerifiedEmail: config.REQUIRE_VERIFIED_EMAIL,
     sendVerificationMail: (user, requestId, log) => queueVerificationMail(emailVerifications.deps, user, requestId, log),
@@ -142,6 +147,7 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     async ensureIndexes(waitMs = 30_000) {
       await retryUntil(() => users.ensureIndexes(), waitMs, logger, 'creating indexes');
       await retryUntil(() => sessions.ensureIndexes(), waitMs, logger, 'creating session indexes');
+      await retryUntil(() => mfa.ensureIndexes(), waitMs, logger, 'creating MFA indexes');
       await retryUntil(() => passwordResets.ensureIndexes(), waitMs, logger, 'creating password reset indexes');
       await retryUntil(() => emailVerifications.ensureIndexes(), waitMs, logger, 'creating e-mail verification indexes');
     },

@@ -87,11 +87,42 @@ describe('sessions: sign-in, refresh, logout, listing', () => {
     expect(third.status).toBe(201);
   });
 
-  test('when a used refresh token is presented again, then 401 and the whole session ends: its newest refresh token is dead and the gateways are told', async () => {
+  /** Moves a refresh token's use `seconds` into the past: its retry grace (REFRESH_REUSE_GRACE_SECONDS) is over. */
+  const ageUse = async (refreshToken: string, seconds: number) => {
+    const past = new Date(Date.now() - seconds * 1000);
+    await h.db
+      .collection('refresh_token_uses')
+      .updateOne({ _id: hashRefreshToken(refreshToken) as never }, { $set: { usedAt: past, successorUntil: past } });
+  };
+
+  test('when a used refresh token is presented again within the grace, then 201 with the same next refresh token and a new access token, and the session goes on', async () => {
     const user = await h.aUser();
     const first = (await signIn(user)).body;
     const sid = claimsOf(first.token).sid as string;
     const second = (await refresh(first.refreshToken)).body;
+
+    const retry = await refresh(first.refreshToken);
+
+    expect(retry.status).toBe(201);
+    expect(retry.body.refreshToken).toBe(second.refreshToken);
+    expect(claimsOf(retry.body.token).sid).toBe(sid);
+    expect(claimsOf(retry.body.token).jti).not.toBe(claimsOf(second.token).jti);
+    expect(await sessionDoc(sid)).not.toBeNull();
+    expect(await revoked()).not.toContain(`s:${sid}`);
+    // The successor is kept sealed: the stored use holds no copy of it in the clear.
+    const use = await h.db.collection('refresh_token_uses').findOne({ _id: hashRefreshToken(first.refreshToken) as never });
+    expect(JSON.stringify(use)).not.toContain(second.refreshToken);
+    expect(use?.successor).toEqual(expect.any(String));
+    // The successor still works, once.
+    expect((await refresh(second.refreshToken)).status).toBe(201);
+  });
+
+  test('when a used refresh token is presented again after the grace, then 401 and the whole session ends: its newest refresh token is dead and the gateways are told', async () => {
+    const user = await h.aUser();
+    const first = (await signIn(user)).body;
+    const sid = claimsOf(first.token).sid as string;
+    const second = (await refresh(first.refreshToken)).body;
+    await ageUse(first.refreshToken, h.config.REFRESH_REUSE_GRACE_SECONDS + 1);
 
     const reuse = await refresh(first.refreshToken);
 
@@ -102,16 +133,31 @@ describe('sessions: sign-in, refresh, logout, listing', () => {
     expect(await revoked()).toContain(`s:${sid}`);
   });
 
-  test('when 12 refreshes race with one refresh token, then exactly one succeeds and the others are 401', async () => {
+  test('when periodic clean-up runs after the grace, then the sealed successor is gone from the stored use', async () => {
     const user = await h.aUser();
     const first = (await signIn(user)).body;
+    await refresh(first.refreshToken);
+    await ageUse(first.refreshToken, h.config.REFRESH_REUSE_GRACE_SECONDS + 1);
+
+    await new MongoSessionRepository(h.db).deleteExpired(new Date());
+
+    const use = await h.db.collection('refresh_token_uses').findOne({ _id: hashRefreshToken(first.refreshToken) as never });
+    expect(use).not.toBeNull();
+    expect(use).not.toHaveProperty('successor');
+  });
+
+  test('when 12 refreshes race with one refresh token, then all succeed with the same next refresh token, and the session rotated once', async () => {
+    const user = await h.aUser();
+    const first = (await signIn(user)).body;
+    const sid = claimsOf(first.token).sid as string;
 
     const replies = await Promise.all(Array.from({ length: 12 }, () => refresh(first.refreshToken)));
 
-    const winners = replies.filter((r) => r.status === 201);
-    expect(winners).toHaveLength(1);
-    expect(replies.filter((r) => r.status !== 201).map((r) => r.status)).toEqual(Array(11).fill(401));
-    expect(claimsOf(winners[0]!.body.token).sid).toBe(claimsOf(first.token).sid);
+    expect(replies.map((r) => r.status)).toEqual(Array(12).fill(201));
+    expect(new Set(replies.map((r) => r.body.refreshToken)).size).toBe(1);
+    for (const reply of replies) expect(claimsOf(reply.body.token).sid).toBe(sid);
+    const live = await h.db.collection('refresh_tokens').countDocuments({ sessionId: new ObjectId(sid) });
+    expect(live).toBe(2); // the first (used) one and its single successor
   });
 
   test('when the refresh token has expired, then 401 and no new tokens', async () => {

@@ -7,7 +7,7 @@ describe('GET /users/me', () => {
   });
   afterAll(() => h.close());
 
-  test('when a user asks, then 200 with their full view', async () => {
+  test('when a user asks, then 200 with their full view and whether MFA is on', async () => {
     const user = await h.aUser({ name: 'Me Myself' });
 
     const res = await h.call('get', '/users/me', user.principal);
@@ -21,6 +21,7 @@ describe('GET /users/me', () => {
       role: 'user',
       emailVerified: false,
       createdAt: expect.any(String),
+      mfa: { totp: false },
     });
   });
 

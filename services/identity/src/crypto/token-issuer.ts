@@ -7,7 +7,7 @@ export function createTokenIssuer(options: { secret: string; issuer: string; aud
   const key: KeyObject = createSecretKey(Buffer.from(options.secret, 'utf8'));
   return {
     issue: (user, session) => ({
-      token: jwt.sign({ id: user.id, role: user.role, sid: session.id, cep: session.credentialsEpoch }, key, {
+      token: jwt.sign({ id: user.id, role: user.role, sid: session.id, cep: session.credentialsEpoch, amr: session.amr }, key, {
         algorithm: 'HS256',
         subject: user.id,
         issuer: options.issuer,

@@ -1,6 +1,6 @@
 import { isDuplicateKeyError, parseObjectId } from '@restgate/shared';
 import { ObjectId, type Collection, type Db } from 'mongodb';
-import type { RefreshTokenRecord, SessionRecord, SessionRepository } from '../domain/sessions';
+import type { RefreshTokenRecord, RefreshTokenUse, SessionRecord, SessionRepository } from '../domain/sessions';
 
 interface SessionDocument {
   _id: ObjectId;
@@ -11,6 +11,8 @@ interface SessionDocument {
   expiresAt: Date;
   /** The user's credentials epoch the session was opened (or kept) with; absent on older sessions: 0. */
   credentialsEpoch?: number;
+  /** How the user signed in (RFC 8176); absent on sessions from before the field: a password. */
+  amr?: string[];
 }
 
 /** A refresh token: `_id` is the SHA-256 of the token (hex), never the token. */
@@ -29,10 +31,10 @@ interface RefreshTokenUseDocument {
   expiresAt: Date;
   /** The winner has stored the next token: set by a plain update, read by the losers only. */
   done: boolean;
+  /** The next token, sealed under a key derived from this (used) token, for retries within the grace; then removed. */
+  successor?: string;
+  successorUntil?: Date;
 }
-
-/** A claim left unfinished longer than this (a crashed process) counts as finished. */
-const CLAIM_STALE_MS = 10_000;
 
 function toRecord(doc: SessionDocument): SessionRecord {
   return {
@@ -43,6 +45,7 @@ function toRecord(doc: SessionDocument): SessionRecord {
     userAgent: doc.userAgent,
     expiresAt: doc.expiresAt,
     credentialsEpoch: doc.credentialsEpoch ?? 0,
+    amr: doc.amr ?? ['pwd'],
   };
 }
 
@@ -92,21 +95,34 @@ export class MongoSessionRepository implements SessionRepository {
     return doc ? { sessionId: doc.sessionId.toHexString(), userId: doc.userId.toHexString(), expiresAt: doc.expiresAt } : null;
   }
 
-  async claimRefreshToken(tokenHash: string, token: RefreshTokenRecord): Promise<'won' | 'racing' | 'reused'> {
+  async claimRefreshToken(tokenHash: string, token: RefreshTokenRecord): Promise<boolean> {
     const sessionId = parseObjectId(token.sessionId);
-    if (!sessionId) return 'reused';
+    if (!sessionId) return false;
     try {
       await this.uses.insertOne({ _id: tokenHash, sessionId, usedAt: new Date(), expiresAt: token.expiresAt, done: false });
-      return 'won';
+      return true;
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
+      return false;
     }
-    const use = await this.uses.findOne({ _id: tokenHash });
-    return use && !use.done && Date.now() - use.usedAt.getTime() < CLAIM_STALE_MS ? 'racing' : 'reused';
   }
 
-  async completeClaim(tokenHash: string): Promise<void> {
-    await this.uses.updateOne({ _id: tokenHash }, { $set: { done: true } });
+  async completeClaim(tokenHash: string, successor?: { sealed: string; until: Date }): Promise<void> {
+    const kept = successor ? { successor: successor.sealed, successorUntil: successor.until } : {};
+    await this.uses.updateOne({ _id: tokenHash }, { $set: { done: true, ...kept } });
+  }
+
+  async findUse(tokenHash: string): Promise<RefreshTokenUse | null> {
+    const use = await this.uses.findOne({ _id: tokenHash });
+    if (!use) return null;
+    const kept = use.successor && use.successorUntil ? { sealedSuccessor: use.successor, successorUntil: use.successorUntil } : {};
+    return { usedAt: use.usedAt, done: use.done, ...kept };
+  }
+
+  async findSession(sessionId: string, now: Date): Promise<SessionRecord | null> {
+    const _id = parseObjectId(sessionId);
+    const doc = _id && (await this.sessions.findOne({ _id, expiresAt: { $gt: now } }));
+    return doc ? toRecord(doc) : null;
   }
 
   async rotate(sessionId: string, refresh: { tokenHash: string; expiresAt: Date }, now: Date): Promise<SessionRecord | null> {
@@ -173,6 +189,8 @@ export class MongoSessionRepository implements SessionRepository {
 
   /** Expired sessions of one user, with their tokens (no TTL indexes on FerretDB v1). */
   async deleteExpired(now: Date): Promise<number> {
+    // A successor is kept only for the retry grace (and opens only with the used token anyway).
+    await this.uses.updateMany({ successorUntil: { $lte: now } }, { $unset: { successor: '', successorUntil: '' } });
     return this.deleteWhere({ expiresAt: { $lte: now } });
   }
 

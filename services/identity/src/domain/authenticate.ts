@@ -16,6 +16,12 @@ export interface CheckContext {
   clientAddress: string;
   signal?: AbortSignal;
   lane?: HashLane;
+  /**
+   * True when the password alone does not finish the sign-in (MFA is on): a right password then
+   * gives its try back without ending the failures in a row, so that guessing the second factor
+   * between right passwords is still slowed down; the right code resets them.
+   */
+  secondFactorPending?: (user: UserRecord) => Promise<boolean>;
 }
 
 type CheckDeps = Pick<IdentityDeps, 'users' | 'hasher' | 'backoff'>;
@@ -82,6 +88,7 @@ async function checkPassword(
     throw err;
   }
   if (!user || !matches) throw identityErrors.wrongCredentials();
-  await reservation?.succeeded();
+  if (context.secondFactorPending && (await context.secondFactorPending(user))) await reservation?.release();
+  else await reservation?.succeeded();
   return user;
 }

@@ -2,6 +2,7 @@ import { entityTag, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { resolveUserId } from './access';
 import type { IdentityDeps } from './identity-deps';
+import { isMfaOn } from './mfa';
 import { fullView, publicView, type FullUserView, type PublicUserView, type UserRecord } from './user';
 
 async function loadUser(deps: Pick<IdentityDeps, 'users'>, id: string): Promise<UserRecord> {
@@ -25,8 +26,8 @@ export async function getPublicUser(deps: Pick<IdentityDeps, 'users'>, id: strin
   return { view: publicView(user), etag: userTag(user) };
 }
 
-/** The caller's own profile. */
-export async function getOwnUser(deps: Pick<IdentityDeps, 'users'>, caller: Principal): Promise<Tagged<FullUserView>> {
+/** The caller's own profile, with whether MFA is on (turning it on or off moves the user's version, so the ETag follows). */
+export async function getOwnUser(deps: Pick<IdentityDeps, 'users' | 'mfa'>, caller: Principal): Promise<Tagged<FullUserView & { mfa: { totp: boolean } }>> {
   const user = await loadUser(deps, resolveUserId('me', caller));
-  return { view: fullView(user), etag: userTag(user) };
+  return { view: { ...fullView(user), mfa: { totp: await isMfaOn(deps, user.id) } }, etag: userTag(user) };
 }

@@ -1,3 +1,4 @@
+import type { MfaCrypto, MfaRepository } from './mfa-ports';
 import type { ListingPage, ListingQuery, Logger } from '@restgate/shared';
 import type { PasswordHasher } from './password-hasher';
 import type { SocialProviderName } from './social/social-provider';
@@ -79,6 +80,10 @@ export interface IdentityDeps {
   requireVerifiedEmail?: boolean;
   /** Sign-up sends the new address a verification link (absent: no mail). */
   sendVerificationMail?: VerificationMailer;
+  /** Second factors and sign-ins waiting for one (always there: sign-in must see a factor even without the key). */
+  mfa: MfaRepository;
+  /** TOTP and the MFA_ENCRYPTION_KEY; absent when the key is not set (the MFA routes are not served). */
+  mfaCrypto?: MfaCrypto;
   /** Ends every password-reset token of a user (a password change makes them moot). */
   resetTokens: { deleteAllOfUser(userId: string): Promise<number> };
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { createSecretBox, type SecretBox } from '../crypto/secret-box';
 import { identityErrors } from '../errors';
 import type { TokenIssuer } from './token-issuer';
 import { fullView, type FullUserView, type UserRecord } from './user';
@@ -14,6 +15,8 @@ export interface SessionRecord {
   expiresAt: Date;
   /** The user's credentials epoch when the session was opened (or kept by a password change). */
   credentialsEpoch: number;
+  /** How the user proved who they are at sign-in (RFC 8176), carried by every access token of the session. */
+  amr: string[];
 }
 
 /** A refresh token's stored form: its hash, never the token. */
@@ -31,13 +34,17 @@ export interface RefreshTokenRecord {
 export interface SessionRepository {
   insert(session: Omit<SessionRecord, 'id'>, refresh: { tokenHash: string; expiresAt: Date }): Promise<SessionRecord>;
   findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | null>;
+  /** Marks a refresh token used: true for exactly one caller however many race. */
+  claimRefreshToken(tokenHash: string, token: RefreshTokenRecord): Promise<boolean>;
   /**
-   * Marks a refresh token used: 'won' for exactly one caller however many race; otherwise whether
-   * the winner is still rotating it ('racing': a concurrent refresh) or has finished ('reused').
+   * The winner of a claim has handed out the next token: `successor` is that token sealed under a
+   * key only the used token opens, kept until `successorUntil` (the retry grace).
    */
-  claimRefreshToken(tokenHash: string, token: RefreshTokenRecord): Promise<'won' | 'racing' | 'reused'>;
-  /** The winner of a claim has handed out the next token: a later claim is a reuse. */
-  completeClaim(tokenHash: string): Promise<void>;
+  completeClaim(tokenHash: string, successor?: { sealed: string; until: Date }): Promise<void>;
+  /** A used refresh token: when, whether its winner finished, and its sealed successor while the grace lasts. */
+  findUse(tokenHash: string): Promise<RefreshTokenUse | null>;
+  /** The live session (not expired); null when it ended. */
+  findSession(sessionId: string, now: Date): Promise<SessionRecord | null>;
   /** Stores the session's next refresh token and moves its expiry and last use; null when the session is gone. */
   rotate(sessionId: string, refresh: { tokenHash: string; expiresAt: Date }, now: Date): Promise<SessionRecord | null>;
   /** Moves a session to a new credentials epoch: the one a password change keeps. */
@@ -68,9 +75,19 @@ export interface RevocationRecorder {
   userEnded(userId: string, options?: { before?: number; except?: string }): Promise<void>;
 }
 
+/** A refresh token's use, as the retry grace reads it. */
+export interface RefreshTokenUse {
+  usedAt: Date;
+  done: boolean;
+  sealedSuccessor?: string;
+  successorUntil?: Date;
+}
+
 export interface SessionSettings {
   /** Refresh token lifetime, in seconds. */
   refreshTtlSeconds: number;
+  /** REFRESH_REUSE_GRACE_SECONDS: a used refresh token presented again within it is a retry (0: never). */
+  reuseGraceSeconds?: number;
 }
 
 export interface SessionDeps {
@@ -106,6 +123,7 @@ export async function openSession(
   deps: Pick<SessionDeps, 'tokens' | 'sessions' | 'sessionSettings'>,
   user: UserRecord,
   userAgent?: string,
+  amr: string[] = ['pwd'],
 ): Promise<SignedIn> {
   const now = new Date();
   const refresh = newRefreshToken();
@@ -120,6 +138,7 @@ export async function openSession(
       userAgent: userAgent?.slice(0, USER_AGENT_MAX) || null,
       expiresAt,
       credentialsEpoch: user.credentialsEpoch,
+      amr,
     },
     { tokenHash: refresh.tokenHash, expiresAt },
   );
@@ -127,22 +146,32 @@ export async function openSession(
   return { token: access.token, refreshToken: refresh.token, expiresIn: access.expiresIn, user: fullView(user) };
 }
 
+/** How long a refresh waits for a concurrent one (the winner) to hand out the next token. */
+const RACE_WAIT_MS = 5_000;
+const RACE_POLL_MS = 25;
+/** A claim left unfinished longer than this (a crashed process) is no race any more. */
+const CLAIM_STALE_MS = 10_000;
+
+/** The key that seals a successor is derived from the token it succeeds: the database holds only that token's hash. */
+function successorBox(usedToken: string): SecretBox {
+  return createSecretBox(usedToken, 'refresh successor');
+}
+
 /**
  * `POST /auth/refresh`: uses up the refresh token and hands out the next one with a new access
- * token. A token that was already used is a theft signal (the thief or the owner holds a copy):
- * the whole session ends, and both of them must sign in again. A session opened with a password
- * older than the user's current one ends too (a sign-in that raced a change or a reset).
+ * token. The same token presented again within the grace (REFRESH_REUSE_GRACE_SECONDS) after its
+ * use is a retry (two tabs, a lost answer): it gets the same next refresh token and a new access
+ * token, and a refresh racing the winner waits for it to get that answer too. After the grace, a
+ * used token is a theft signal (the thief or the owner holds a copy): the whole session ends, and
+ * both of them must sign in again. A session opened with a password older than the user's current
+ * one ends too (a sign-in that raced a change or a reset).
  */
 export async function refreshSession(deps: SessionDeps, refreshToken: string): Promise<SignedIn> {
   const tokenHash = hashRefreshToken(refreshToken);
   const stored = await deps.sessions.findRefreshToken(tokenHash);
   const now = new Date();
   if (!stored || stored.expiresAt <= now) throw identityErrors.refreshTokenInvalid();
-  const claim = await deps.sessions.claimRefreshToken(tokenHash, stored);
-  // A refresh racing the winner (two tabs, a retry) is refused but is no theft signal; one that
-  // comes after the winner has its new token is a reuse.
-  if (claim === 'reused') await endSessions(deps, [stored.sessionId]);
-  if (claim !== 'won') throw identityErrors.refreshTokenInvalid();
+  if (!(await deps.sessions.claimRefreshToken(tokenHash, stored))) return retryRefresh(deps, refreshToken, stored);
   const user = await deps.users.findById(stored.userId);
   if (!user) throw identityErrors.refreshTokenInvalid();
   const next = newRefreshToken();
@@ -156,9 +185,38 @@ export async function refreshSession(deps: SessionDeps, refreshToken: string): P
     await endSessions(deps, [session.id]);
     throw identityErrors.refreshTokenInvalid();
   }
-  await deps.sessions.completeClaim(tokenHash);
+  const graceMs = (deps.sessionSettings.reuseGraceSeconds ?? 0) * 1000;
+  await deps.sessions.completeClaim(
+    tokenHash,
+    graceMs > 0 ? { sealed: successorBox(refreshToken).seal(next.token, tokenHash), until: new Date(Date.now() + graceMs) } : undefined,
+  );
   const access = deps.tokens.issue(user, session);
   return { token: access.token, refreshToken: next.token, expiresIn: access.expiresIn, user: fullView(user) };
+}
+
+/** A used refresh token again: within the grace, the first answer's refresh token and a new access token; after it, theft. */
+async function retryRefresh(deps: SessionDeps, refreshToken: string, stored: RefreshTokenRecord): Promise<SignedIn> {
+  const tokenHash = hashRefreshToken(refreshToken);
+  const waitUntil = Date.now() + RACE_WAIT_MS;
+  let use = await deps.sessions.findUse(tokenHash);
+  // A concurrent refresh still rotating: wait for its answer rather than refuse a legitimate tab.
+  while (use && !use.done && Date.now() - use.usedAt.getTime() < CLAIM_STALE_MS && Date.now() < waitUntil) {
+    await new Promise((resolve) => setTimeout(resolve, RACE_POLL_MS));
+    use = await deps.sessions.findUse(tokenHash);
+  }
+  const now = new Date();
+  const successor =
+    use?.done && use.sealedSuccessor && use.successorUntil && use.successorUntil > now ? successorBox(refreshToken).open(use.sealedSuccessor, tokenHash) : null;
+  if (successor !== null) {
+    const [session, user] = await Promise.all([deps.sessions.findSession(stored.sessionId, now), deps.users.findById(stored.userId)]);
+    if (!session || !user || session.credentialsEpoch < user.credentialsEpoch) throw identityErrors.refreshTokenInvalid();
+    const access = deps.tokens.issue(user, session);
+    return { token: access.token, refreshToken: successor, expiresIn: access.expiresIn, user: fullView(user) };
+  }
+  // Still unfinished (no grace to answer from, or a winner that never finished in time): refused, no theft signal.
+  if (use && !use.done && Date.now() - use.usedAt.getTime() < CLAIM_STALE_MS) throw identityErrors.refreshTokenInvalid();
+  await endSessions(deps, [stored.sessionId]);
+  throw identityErrors.refreshTokenInvalid();
 }
 
 /**

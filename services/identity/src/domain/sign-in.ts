@@ -1,23 +1,27 @@
 import { authenticate, type CheckContext, type Credentials } from './authenticate';
 import type { IdentityDeps } from './identity-deps';
-import { openSession, type SignedIn } from './sessions';
+import { isMfaOn, openSessionOrChallenge } from './mfa';
+import type { SignedIn } from './sessions';
 import { isAddressProven, type UserRecord } from './user';
 import { isAppError } from '@restgate/shared';
 import { identityErrors } from '../errors';
 
-/** `POST /auth`: the e-mail and password open a session (with REQUIRE_VERIFIED_EMAIL, only for a proven address). */
+/**
+ * `POST /auth`: the e-mail and password open a session (with REQUIRE_VERIFIED_EMAIL, only for a
+ * proven address); with MFA on, a 401 `mfa_required` and its `mfaToken` instead (domain/mfa.ts).
+ */
 export async function signIn(
   deps: IdentityDeps,
   credentials: Credentials | null,
   context?: CheckContext & { userAgent?: string },
 ): Promise<SignedIn> {
   if (!credentials) throw identityErrors.wrongCredentials();
-  const check = { clientAddress: 'unknown', ...context, lane: 'sign-in' as const };
+  const check = { clientAddress: 'unknown', ...context, lane: 'sign-in' as const, secondFactorPending: (user: UserRecord) => isMfaOn(deps, user.id) };
   const user = await authenticate(deps, credentials, check);
   await upgradePasswordHash(deps, user, credentials.password, check);
   // After the password check: only the address's owner learns that the account awaits verification.
   if (deps.requireVerifiedEmail && !isAddressProven(user)) throw identityErrors.emailUnverified();
-  return openSession(deps, user, context?.userAgent);
+  return openSessionOrChallenge(deps, user, ['pwd'], context?.userAgent);
 }
 
 /**

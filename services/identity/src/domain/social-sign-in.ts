@@ -2,7 +2,8 @@ import { isDuplicateKeyError } from '@restgate/shared';
 import Joi from 'joi';
 import { identityErrors } from '../errors';
 import type { IdentityDeps, UserRepository } from './identity-deps';
-import { openSession, type SignedIn } from './sessions';
+import { openSessionOrChallenge } from './mfa';
+import type { SignedIn } from './sessions';
 import { socialErrors } from './social/social-errors';
 import type { ProviderProfile, SocialProvider } from './social/social-provider';
 import { gravatarUrl, isAddressProven, isPasswordProven, nameFromEmail, normalizeEmail, type UserRecord } from './user';
@@ -18,10 +19,11 @@ const NAME_MAX = 128;
 
 /**
  * Signs in with a provider's access token: the provider's profile → the user (linked, found by a
- * verified e-mail, or new) → a session, exactly what POST /auth answers.
+ * verified e-mail, or new) → a session, exactly what POST /auth answers (with MFA on, its 401
+ * `mfa_required` and `mfaToken`).
  */
 export async function socialSignIn(
-  deps: Pick<IdentityDeps, 'users' | 'tokens' | 'sessions' | 'sessionSettings'>,
+  deps: IdentityDeps,
   provider: SocialProvider,
   accessToken: string,
   timeoutMs: number,
@@ -29,7 +31,8 @@ export async function socialSignIn(
 ): Promise<SignedIn> {
   const profile = await provider.fetchProfile(accessToken, AbortSignal.timeout(timeoutMs));
   const user = await userForProfile(deps.users, provider, profile);
-  return openSession(deps, user, userAgent);
+  // `amr`: the provider's name (RFC 8176 has no value for a federated sign-in).
+  return openSessionOrChallenge(deps, user, [provider.name], userAgent);
 }
 
 /**

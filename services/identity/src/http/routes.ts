@@ -1,11 +1,12 @@
 import type { RouteDef } from '@restgate/shared';
-import { authApi, emailVerificationApi, passwordResetApi, socialApi, userApi } from '../api';
+import { authApi, emailVerificationApi, mfaApi, passwordResetApi, socialApi, userApi } from '../api';
 import type { EmailVerificationDeps } from '../domain/email-verification';
 import { emailVerificationRoutes } from './email-verification.routes';
 import type { IdentityDeps } from '../domain/identity-deps';
 import type { PasswordResetDeps } from '../domain/password-reset';
 import type { SocialLogin } from '../domain/social/social-login';
 import { authRoutes } from './auth.routes';
+import { mfaRoutes } from './mfa.routes';
 import { passwordResetRoutes } from './password-reset.routes';
 import { socialRoutes } from './social.routes';
 import { userRoutes } from './user.routes';
@@ -24,6 +25,7 @@ export function identityRoutes(
     ...authRoutes(deps, authApi),
     ...socialRoutes(deps, options.social, socialApi),
     ...userRoutes(deps, userApi(options)),
+    ...mfaRoutes(deps, mfaApi(options)),
     ...(options.passwordResets ? passwordResetRoutes(options.passwordResets, passwordResetApi(options), options) : []),
     ...(options.emailVerifications ? emailVerificationRoutes(options.emailVerifications, emailVerificationApi(options)) : []),
   ];

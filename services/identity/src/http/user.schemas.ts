@@ -85,4 +85,12 @@ export const fullUserSchema = publicUserSchema
     createdAt: Joi.string().isoDate(),
   })
   .description('Full view of a user.');
+/** GET /users/me: the full view and the caller's second factors. */
+export const ownUserSchema = fullUserSchema
+  .keys({
+    mfa: Joi.object({
+      totp: Joi.boolean().description('Whether multi-factor sign-in with an authenticator app (TOTP) is on: sign-in then needs a code.'),
+    }),
+  })
+  .description('Full view of the calling user, with its second factors.');
 export const userListingSchema = Joi.object({ count: Joi.number().integer(), rows: Joi.array().items(fullUserSchema) });

@@ -1,0 +1,36 @@
+import { bindRoutes, type RouteDef, type RouteInput } from '@restgate/shared';
+import type { mfaApi } from '../api';
+import type { IdentityDeps } from '../domain/identity-deps';
+import { adminDisableMfa, completeMfaSignIn, confirmTotpEnrolment, disableOwnMfa, regenerateRecoveryCodes, startTotpEnrolment } from '../domain/mfa';
+import { parseBasicCredentials } from './basic-credentials';
+
+/**
+ * The MFA routes (src/api.ts `mfaApi`). Without MFA_ENCRYPTION_KEY only the admin's switch-off is
+ * served (it needs no key: it is how users get back in after a lost key); the others are 404s.
+ */
+export function mfaRoutes(deps: IdentityDeps, api: ReturnType<typeof mfaApi>): RouteDef[] {
+  const adminDisable = async ({ principal, params }: RouteInput<unknown, unknown, { id: string }>) => {
+    await adminDisableMfa(deps, principal, params.id);
+    return { status: 204 };
+  };
+  const mfaCrypto = deps.mfaCrypto;
+  if (!mfaCrypto) return bindRoutes({ adminDisableMfa: api.adminDisableMfa }, { adminDisableMfa: adminDisable });
+  const mfa = { ...deps, mfaCrypto };
+  return bindRoutes(api, {
+    completeMfaSignIn: async ({ body, clientAddress, signal }) => ({ status: 201, body: await completeMfaSignIn(mfa, body, { clientAddress, signal }) }),
+    startTotpEnrolment: async ({ principal }) => ({ status: 201, body: await startTotpEnrolment(mfa, principal) }),
+    confirmTotpEnrolment: async ({ principal, body, clientAddress }) => ({
+      status: 200,
+      body: await confirmTotpEnrolment(mfa, principal, body.code, { clientAddress }),
+    }),
+    regenerateRecoveryCodes: async ({ principal, body, clientAddress }) => ({
+      status: 201,
+      body: await regenerateRecoveryCodes(mfa, principal, body.code, { clientAddress }),
+    }),
+    disableOwnMfa: async ({ principal, headers, body, clientAddress, signal }) => {
+      await disableOwnMfa(mfa, principal, parseBasicCredentials(headers.authorization), body, { clientAddress, signal });
+      return { status: 204 };
+    },
+    adminDisableMfa: adminDisable,
+  });
+}
