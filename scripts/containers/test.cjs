@@ -15,6 +15,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { ensureInstalled, runBin } = require('../lib/install.cjs');
+const { SECRET_KEYS } = require('../lib/env-file.cjs');
 const { exec, Failure, MINUTE, seconds, startEngine, stopEngine, timedSteps } = require('./engine.cjs');
 const { STANDIN_NODE_IMAGE, describeStandins, imagesOf, standinOverride } = require('./standins.cjs');
 
@@ -98,13 +99,9 @@ async function main() {
   process.once('SIGTERM', onSignal);
 
   try {
-    // Secrets for this run only, in a file that never leaves the temporary folder.
-    const secrets = {
-      MASTER_KEY: randomSecret(),
-      JWT_SECRET: randomSecret(),
-      PRINCIPAL_SECRET: randomSecret(),
-      RABBITMQ_DEFAULT_PASS: randomSecret(),
-    };
+    // Secrets for this run only (every one npm start generates), in a file that never leaves the
+    // temporary folder.
+    const secrets = Object.fromEntries(SECRET_KEYS.map((key) => [key, randomSecret()]));
     const envFile = path.join(work, 'env');
     fs.writeFileSync(
       envFile,

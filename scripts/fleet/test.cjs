@@ -14,7 +14,7 @@ const net = require('node:net');
 const path = require('node:path');
 const fs = require('node:fs');
 const { ensureInstalled, runBin } = require('../lib/install.cjs');
-const { randomSecret } = require('../lib/env-file.cjs');
+const { SECRET_KEYS, randomSecret } = require('../lib/env-file.cjs');
 const { Failure, seconds, timedSteps } = require('../containers/engine.cjs');
 const { STANDIN_NODE_IMAGE } = require('../containers/standins.cjs');
 const fleet = require('./swarm.cjs');
@@ -65,13 +65,8 @@ async function main() {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const env = {
-      MASTER_KEY: randomSecret(),
-      JWT_SECRET: randomSecret(),
-      PRINCIPAL_SECRET: randomSecret(),
-      RABBITMQ_DEFAULT_PASS: randomSecret(),
-      RABBITMQ_ERLANG_COOKIE: randomSecret(),
-    };
+    // Secrets for this run only: every one npm start generates, and the brokers' cookie.
+    const env = Object.fromEntries([...SECRET_KEYS, 'RABBITMQ_ERLANG_COOKIE'].map((key) => [key, randomSecret()]));
     const images = await fleet.chooseImages(fleetStack());
     log(`images: ${images === 'standin' ? 'stand-ins (no registry needed)' : 'the real ones'}`);
     await step('build the images', () => fleet.buildImages({ env, images, work, log }));

@@ -125,7 +125,7 @@ describe('docker-compose.yml: secrets', () => {
     expect(secretProblems(stack.raw)).toEqual([]);
   });
 
-  test.each([...SECRETS, 'RABBITMQ_DEFAULT_PASS'])('when %s is not set, then compose stops with a message', (name) => {
+  test.each([...SECRETS, 'MFA_ENCRYPTION_KEY', 'RABBITMQ_DEFAULT_PASS'])('when %s is not set, then compose stops with a message', (name) => {
     const required = stack.uses.filter((u) => u.name === name);
     expect(required.length).toBeGreaterThan(0);
     expect(required.every((u) => u.operator === ':?' && u.argument.length > 0)).toBe(true);
