@@ -213,6 +213,11 @@ setup_rabbitmq() {
   rm -f "$1/var/lib/rabbitmq/.erlang.cookie"
 }
 
+setup_mongo() {
+  # The package's own cluster would start nowhere: the entry point makes one under /data/db.
+  rm -rf "$1/var/lib/postgresql/15/main" "$1/etc/postgresql/15/main"
+}
+
 setup_haproxy() {
   # The official image's configuration folder, which the fleet's stack mounts its file into.
   mkdir -p "$1/usr/local/etc/haproxy"
@@ -236,6 +241,7 @@ root_filesystems() {
   make_pkg_tar rabbitmq setup_rabbitmq rabbitmq-server
   make_pkg_tar redis setup_redis redis-server
   make_pkg_tar haproxy setup_haproxy haproxy
+  make_pkg_tar mongo setup_mongo postgresql libstdc++6
 }
 
 # The Go builds are bound by the processor, the root file systems by the network: side by side.
@@ -281,16 +287,19 @@ images() {
     build_dir "$node" "$ctx/node"
   fi
 
-  local mongo=restgate-standin/mongo:7
+  local mongo=restgate-standin/mongo:7-postgresql
   if ! have_image "$mongo"; then
-    say "image $mongo (FerretDB, SQLite storage)"
+    say "image $mongo (FerretDB on PostgreSQL)"
+    import_tar "$mongo-rootfs" "$CACHE/rootfs-$SUITE-mongo.tar" "$PATH_ENV"
     mkdir -p "$ctx/mongo"; cp -L "$BIN/ferretdb" "$ctx/mongo/ferretdb"
     cp "$ROOT/scripts/containers/mongosh-ping.cjs" "$ctx/mongo/mongosh"
-    printf '%s\n' "FROM $node" 'COPY ferretdb /usr/local/bin/ferretdb' \
-      'COPY mongosh /usr/local/bin/mongosh' 'RUN chmod 755 /usr/local/bin/mongosh && mkdir -p /data/db /state' \
-      'ENV FERRETDB_TELEMETRY=disable DO_NOT_TRACK=1' 'EXPOSE 27017' \
-      'ENTRYPOINT ["ferretdb", "--handler=sqlite", "--sqlite-url=file:/data/db/", "--state-dir=/state", "--listen-addr=0.0.0.0:27017", "--debug-addr=127.0.0.1:8088", "--telemetry=disable"]' \
-      >"$ctx/mongo/Dockerfile"
+    cp "$ROOT/scripts/containers/mongo-entrypoint.sh" "$ctx/mongo/entrypoint"
+    # node for the mongosh shim (the compose file's health check runs it).
+    printf '%s\n' "FROM $mongo-rootfs" "COPY --from=$node /usr/local/bin/node /usr/local/bin/node" \
+      'COPY ferretdb /usr/local/bin/ferretdb' 'COPY mongosh /usr/local/bin/mongosh' 'COPY entrypoint /usr/local/bin/mongo-entrypoint' \
+      'RUN chmod 755 /usr/local/bin/mongosh /usr/local/bin/mongo-entrypoint && mkdir -p /data/db /state' \
+      'ENV FERRETDB_TELEMETRY=disable DO_NOT_TRACK=1' 'EXPOSE 27017' 'VOLUME /data/db' \
+      'ENTRYPOINT ["/usr/local/bin/mongo-entrypoint"]' >"$ctx/mongo/Dockerfile"
     build_dir "$mongo" "$ctx/mongo"
   fi
 

@@ -8,7 +8,7 @@ const STANDIN_NODE_IMAGE = 'restgate-standin/node:26';
 
 /** Repository of a real image (no tag, no docker.io/library/ prefix) → its stand-in and what it is. */
 const STANDINS = {
-  mongo: { image: 'restgate-standin/mongo:7', is: 'FerretDB 1.24 (SQLite storage), with a mongosh ping shim' },
+  mongo: { image: 'restgate-standin/mongo:7-postgresql', is: 'FerretDB 1.24 on PostgreSQL 15, with a mongosh ping shim' },
   rabbitmq: { image: 'restgate-standin/rabbitmq:4-management', is: "Debian's rabbitmq-server 3.10 with the management plugin" },
   'axllent/mailpit': { image: 'restgate-standin/mailpit:v1.31', is: 'mailpit v1.27 built from its Go module' },
   redis: { image: 'restgate-standin/redis:7', is: "Debian's redis-server 7.0" },
