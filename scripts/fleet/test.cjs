@@ -15,7 +15,7 @@ const path = require('node:path');
 const fs = require('node:fs');
 const { ensureInstalled, runBin } = require('../lib/install.cjs');
 const { SECRET_KEYS, randomSecret } = require('../lib/env-file.cjs');
-const { Failure, seconds, timedSteps } = require('../containers/engine.cjs');
+const { CACHE, Failure, seconds, timedSteps } = require('../containers/engine.cjs');
 const { STANDIN_NODE_IMAGE } = require('../containers/standins.cjs');
 const fleet = require('./swarm.cjs');
 const { fleetStack } = require('./stack.cjs');
@@ -77,15 +77,28 @@ async function main() {
       fleet.deploy({ stackName: STACK, env, images, work, log, overrides: [{ services: { gateway: { environment: HIGH_LIMITS } } }] }),
     );
     await step('every replica ready', () => fleet.waitReady({ stackName: STACK, images, log }));
+    const testEnv = {
+      RESTGATE_FLEET_URL: 'http://127.0.0.1:9000',
+      RESTGATE_FLEET_MASTER_KEY: env.MASTER_KEY,
+      RESTGATE_FLEET_STACK: STACK,
+      RESTGATE_FLEET_PROBE_IMAGE: images === 'real' ? 'node:26-trixie-slim' : STANDIN_NODE_IMAGE,
+    };
+    if (process.env.RESTGATE_FLEET_KEEP === '1') {
+      // What the scenarios need to run again against the kept stack (`set -a; . <file>; npx jest
+      // --config test/fleet/jest.config.js`), for its owner only, in the engine's cache folder.
+      const file = path.join(CACHE, `fleet-${STACK}.test-env`);
+      fs.writeFileSync(
+        file,
+        Object.entries(testEnv)
+          .map(([k, v]) => `${k}=${v}\n`)
+          .join(''),
+        { mode: 0o600 },
+      );
+      log(`the scenarios' environment: ${file}`);
+    }
     const code = await step('the scenarios (test/fleet)', () =>
       runBin('jest', ['--ci', '--runInBand', '--config', path.join(ROOT, 'test', 'fleet', 'jest.config.js'), ...process.argv.slice(2)], {
-        env: {
-          ...process.env,
-          RESTGATE_FLEET_URL: 'http://127.0.0.1:9000',
-          RESTGATE_FLEET_MASTER_KEY: env.MASTER_KEY,
-          RESTGATE_FLEET_STACK: STACK,
-          RESTGATE_FLEET_PROBE_IMAGE: images === 'real' ? 'node:26-trixie-slim' : STANDIN_NODE_IMAGE,
-        },
+        env: { ...process.env, ...testEnv },
       }),
     );
     if (code !== 0) throw new Failure(`the fleet scenarios failed (jest exit code ${code})`);

@@ -34,6 +34,7 @@ const NOT_CONFIG: Record<string, string> = {
   NODE_ENV: 'always production in the chart, as in the compose stack',
   RABBITMQ_DEFAULT_USER: 'the compose stack runs the broker; the chart takes AMQP_URL from the Secret',
   RABBITMQ_DEFAULT_PASS: 'the compose stack runs the broker; the chart takes AMQP_URL from the Secret',
+  RABBITMQ_ERLANG_COOKIE: "the fleet's broker nodes share it; the chart takes AMQP_URL from the Secret",
 };
 /**
  * Defaults the chart sets differently from .env.example (and the services), and why. Each must

@@ -9,17 +9,30 @@ const CREDENTIALS = 12;
 const ALL = 90;
 const LOW = ['RATE_LIMIT_CREDENTIALS=12/60', 'RATE_LIMIT_ALL=90/60', 'RATE_LIMIT_MASTER_FACTOR=1'];
 let account: Account;
+/** The gateway's own values of the keys LOW sets, given back afterwards. */
+let before: Record<string, string | undefined>;
+
+async function gatewayEnvironment(): Promise<Record<string, string>> {
+  const out = await docker(['service', 'inspect', '--format', '{{json .Spec.TaskTemplate.ContainerSpec.Env}}', serviceName('gateway')]);
+  return Object.fromEntries(
+    ((JSON.parse(out) as string[] | null) ?? []).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
+  );
+}
 
 beforeAll(async () => {
   await fleetSettled();
   account = await anAccount();
+  const env = await gatewayEnvironment();
+  before = Object.fromEntries(LOW.map((e) => e.split('=')[0]!).map((key) => [key, env[key]]));
   const args = LOW.flatMap((e) => ['--env-add', e]);
   await docker(['service', 'update', '--quiet', ...args, serviceName('gateway')], 10 * 60_000);
   await fleetSettled();
 });
 
 afterAll(async () => {
-  const args = LOW.flatMap((e) => ['--env-rm', e.split('=')[0]!]);
+  const args = Object.entries(before).flatMap(([key, value]) =>
+    value === undefined ? ['--env-rm', key] : ['--env-add', `${key}=${value}`],
+  );
   await docker(['service', 'update', '--quiet', ...args, serviceName('gateway')], 10 * 60_000);
   await fleetSettled();
 });
