@@ -15,6 +15,12 @@ function required(name: string): string {
 export const gatewayUrl = required('RESTGATE_FLEET_URL');
 export const masterKey = required('RESTGATE_FLEET_MASTER_KEY');
 export const stackName = required('RESTGATE_FLEET_STACK');
+/**
+ * Requests per second of the steady load (RESTGATE_FLEET_RATE, 25 by default): what one
+ * FerretDB stand-in on a 2-core machine that also runs the whole fleet serves with room to spare
+ * during rolling updates; with real MongoDB, or more cores, raise it.
+ */
+export const LOAD_RATE = Number(process.env.RESTGATE_FLEET_RATE ?? 25);
 /** The Node image the probe runs on (the one the services were built on). */
 const probeImage = required('RESTGATE_FLEET_PROBE_IMAGE');
 
@@ -237,7 +243,7 @@ export interface LoadOptions {
  * which waits for the last answers and reports. Sessions refresh one request at a time each (a
  * refresh token is used once), so a refused refresh is a lost session, never the load's own race.
  */
-export function startLoad({ rate = 50, accounts: pool, resetAddresses = [] }: LoadOptions) {
+export function startLoad({ rate = LOAD_RATE, accounts: pool, resetAddresses = [] }: LoadOptions) {
   const report: LoadReport = {
     sent: 0,
     answered: { read: 0, list: 0, create: 0, 'sign-in': 0, refresh: 0, reset: 0 },
