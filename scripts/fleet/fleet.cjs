@@ -22,6 +22,8 @@ const log = (msg) => process.stdout.write(`[fleet] ${msg}\n`);
 
 async function up() {
   await ensureInstalled({ build: false, log });
+  // The stack file follows compose (a resource generated before npm install left it behind).
+  if (writeStack()) log(`rewrote ${STACK_FILE} from docker-compose.yml`);
   const env = fleet.fleetEnvironment();
   const previous = fleet.readState(STACK);
   const engine = await fleet.ensureSwarm(log);

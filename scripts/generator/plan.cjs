@@ -75,12 +75,19 @@ function editOf(root, rel, change, { optional = false } = {}) {
 
 /**
  * The swarm stack file, made again from the compose file as edited (scripts/fleet/stack.cjs): a
- * resource joins the fleet, or leaves it, with its compose service.
+ * resource joins the fleet, or leaves it, with its compose service. Making it needs the `yaml`
+ * package: in a clone before `npm install` the stack file is left as it is, and `npm run fleet`
+ * (which makes it again before deploying) or `npm run fleet -- stack` brings it in step.
  * @param {Array<{ path: string, content: string }>} writes
  */
 function stackFollowing(writes) {
   const compose = writes.find((w) => w.path === FILES.compose);
   if (!compose) return [];
+  try {
+    require.resolve('yaml');
+  } catch {
+    return [];
+  }
   const { readCompose, renderStack } = require('../fleet/stack.cjs');
   return [{ path: FILES.stack, content: renderStack(readCompose(compose.content)), edit: true }];
 }

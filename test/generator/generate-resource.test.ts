@@ -25,6 +25,8 @@ const GADGETS = [
 ];
 /** What a resource may change outside its folder: the registry, compose, the project references and npm's lock. */
 const SHARED_FILES = ['docker-compose.yml', 'package-lock.json', 'services.json', 'tsconfig.json'];
+/** With the packages installed the generator also makes the swarm stack file again, so the resource joins the fleet. */
+const INSTALLED_SHARED_FILES = ['deploy/swarm/stack.yml', ...SHARED_FILES].map((f) => f.split('/').join(path.sep));
 
 /** The command's output when it failed, so the test report shows why. */
 function expectSuccess(what: string, res: RunResult): void {
@@ -51,12 +53,13 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
     removeCopy(copy);
   });
 
-  test('when run, then it writes services/volumes and edits only the four shared files, none under gateway/src', () => {
+  test('when run, then it writes services/volumes and edits only the four shared files and the swarm stack file, none under gateway/src', () => {
     expectSuccess('generate', generated);
 
     const outside = changedFiles(copy).filter((file) => !file.startsWith(`services${path.sep}volumes${path.sep}`));
 
-    expect(outside).toEqual(SHARED_FILES);
+    expect(outside).toEqual(INSTALLED_SHARED_FILES);
+    expect(fs.readFileSync(path.join(copy, 'deploy', 'swarm', 'stack.yml'), 'utf8')).toMatch(/^ {2}volumes:\n {4}image: \$\{RESTGATE_IMAGE_PREFIX:-\}restgate-volumes:/m);
     expect(fs.readFileSync(path.join(copy, 'services', 'volumes', 'src', 'resource.ts'), 'utf8')).toContain(
       "title: { type: 'string', required: true },\n    pages: { type: 'integer' },",
     );
