@@ -268,14 +268,16 @@ export function startLoad({ rate = LOAD_RATE, accounts: pool, resetAddresses = [
    */
   async function refresh(account: Account): Promise<void> {
     const attempt = () => call('POST', '/auth/refresh', { form: { refreshToken: account.refreshToken } });
+    // An abort is a DOMException, which is not an Error here: an answer is what has a status.
     let answer: Answer | Error;
     try {
       answer = await attempt();
     } catch (err) {
       answer = err as Error;
     }
-    const failed = answer instanceof Error || answer.status >= 500;
-    if (answer instanceof Error) record('refresh', answer);
+    const answered = (a: Answer | Error): a is Answer => typeof (a as Answer).status === 'number';
+    const failed = !answered(answer) || answer.status >= 500;
+    if (!answered(answer)) record('refresh', answer);
     else check('refresh', answer, [201]);
     for (let retry = 0; failed && retry < 3; retry++) {
       await sleep(300);
@@ -285,7 +287,7 @@ export function startLoad({ rate = LOAD_RATE, accounts: pool, resetAddresses = [
         break;
       }
     }
-    if (!(answer instanceof Error) && answer.status === 201) {
+    if (answered(answer) && answer.status === 201) {
       account.refreshToken = answer.body.refreshToken;
       account.token = answer.body.token;
     }
