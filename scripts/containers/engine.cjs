@@ -116,4 +116,48 @@ async function stopEngine(pid, log) {
   log(`stopped dockerd (pid ${pid})`);
 }
 
-module.exports = { CACHE, exec, Failure, MINUTE, ROOT, seconds, sleep, startEngine, stopEngine, timedSteps };
+/** Whether `port` on `host` can be bound now (nothing else listens there). */
+function portFree(host, port) {
+  const net = require('node:net');
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+async function imagePresent(image) {
+  return exec('docker', ['image', 'inspect', image], { timeoutMs: 20_000 }).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * `standin` or `real`, from RESTGATE_CONTAINER_IMAGES (auto, standin, real) and, for auto, whether
+ * the engine already has every one of `images` (the real ones a stack would run).
+ */
+async function chooseImages(images) {
+  const wanted = (process.env.RESTGATE_CONTAINER_IMAGES || 'auto').toLowerCase();
+  if (!['auto', 'standin', 'real'].includes(wanted))
+    throw new Failure(`RESTGATE_CONTAINER_IMAGES must be auto, standin or real, not ${wanted}`);
+  if (wanted !== 'auto') return wanted;
+  for (const image of images) if (!(await imagePresent(image))) return 'standin';
+  return 'real';
+}
+
+module.exports = {
+  CACHE,
+  chooseImages,
+  exec,
+  Failure,
+  imagePresent,
+  MINUTE,
+  portFree,
+  ROOT,
+  seconds,
+  sleep,
+  startEngine,
+  stopEngine,
+  timedSteps,
+};

@@ -9,14 +9,12 @@
 // RESTGATE_CONTAINER_IMAGES: `auto` (default: the real images when every one is already on the
 // engine, else the stand-ins), `standin`, or `real` (compose pulls them: needs a registry).
 
-const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { ensureInstalled, runBin } = require('../lib/install.cjs');
-const { SECRET_KEYS } = require('../lib/env-file.cjs');
-const { exec, Failure, MINUTE, seconds, startEngine, stopEngine, timedSteps } = require('./engine.cjs');
+const { SECRET_KEYS, randomSecret } = require('../lib/env-file.cjs');
+const { chooseImages, exec, Failure, MINUTE, portFree, seconds, startEngine, stopEngine, timedSteps } = require('./engine.cjs');
 const { STANDIN_NODE_IMAGE, describeStandins, imagesOf, standinOverride } = require('./standins.cjs');
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -30,14 +28,6 @@ const PUBLISHED = [
 
 const log = (msg) => process.stdout.write(`[containers] ${msg}\n`);
 
-function portFree(host, port) {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(true)));
-  });
-}
-
 async function checkPortsFree() {
   const busy = [];
   for (const { host, port, what } of PUBLISHED) if (!(await portFree(host, port))) busy.push(`${host}:${port} (${what})`);
@@ -45,28 +35,6 @@ async function checkPortsFree() {
     throw new Failure(
       `the compose file publishes ${busy.join(' and ')}, which something on this machine already uses: stop it and run again`,
     );
-}
-
-function randomSecret() {
-  return randomBytes(32).toString('base64url');
-}
-
-async function imagePresent(image) {
-  return exec('docker', ['image', 'inspect', image], { timeoutMs: 20_000 }).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** `standin` or `real`, from RESTGATE_CONTAINER_IMAGES and what the engine already has. */
-async function chooseImages(model) {
-  const wanted = (process.env.RESTGATE_CONTAINER_IMAGES || 'auto').toLowerCase();
-  if (!['auto', 'standin', 'real'].includes(wanted))
-    throw new Failure(`RESTGATE_CONTAINER_IMAGES must be auto, standin or real, not ${wanted}`);
-  if (wanted !== 'auto') return wanted;
-  const images = [REAL_NODE_IMAGE, ...imagesOf(model).named.map((n) => n.image)];
-  for (const image of images) if (!(await imagePresent(image))) return 'standin';
-  return 'real';
 }
 
 async function main() {
@@ -123,7 +91,7 @@ async function main() {
     ];
     const model = JSON.parse(await exec('docker', [...base, 'config', '--format', 'json'], { timeoutMs: MINUTE }));
 
-    const images = await chooseImages(model);
+    const images = await chooseImages([REAL_NODE_IMAGE, ...imagesOf(model).named.map((n) => n.image)]);
     composeArgs = [...base];
     if (images === 'standin') {
       await step('stand-in images', () =>

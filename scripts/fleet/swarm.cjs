@@ -9,7 +9,17 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { ensureEnvFile, randomSecret } = require('../lib/env-file.cjs');
-const { CACHE, exec, Failure, MINUTE, ROOT, sleep, startEngine, stopEngine } = require('../containers/engine.cjs');
+const {
+  CACHE,
+  chooseImages: chooseImagesOf,
+  exec,
+  Failure,
+  MINUTE,
+  ROOT,
+  sleep,
+  startEngine,
+  stopEngine,
+} = require('../containers/engine.cjs');
 const { STANDIN_NODE_IMAGE, STANDINS, imagesOf, repositoryOf } = require('../containers/standins.cjs');
 const { STACK_FILE, fleetStack, rabbitNodes, readCompose } = require('./stack.cjs');
 
@@ -49,21 +59,9 @@ function definedOnly(env) {
   return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined));
 }
 
-async function imagePresent(image) {
-  return exec('docker', ['image', 'inspect', image], { timeoutMs: 20_000 }).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** `standin` or `real`: the real images when every one is already on the engine (RESTGATE_CONTAINER_IMAGES decides otherwise). */
-async function chooseImages(stack) {
-  const wanted = (process.env.RESTGATE_CONTAINER_IMAGES || 'auto').toLowerCase();
-  if (!['auto', 'standin', 'real'].includes(wanted))
-    throw new Failure(`RESTGATE_CONTAINER_IMAGES must be auto, standin or real, not ${wanted}`);
-  if (wanted !== 'auto') return wanted;
-  for (const image of [REAL_NODE_IMAGE, ...namedImages(stack)]) if (!(await imagePresent(image))) return 'standin';
-  return 'real';
+/** `standin` or `real` for this stack (engine.cjs's chooseImages over the images it would run). */
+function chooseImages(stack) {
+  return chooseImagesOf([REAL_NODE_IMAGE, ...namedImages(stack)]);
 }
 
 /** The images the stack runs that this repository does not build. */

@@ -10,12 +10,11 @@
 // volumes, leaves the swarm it created and stops the engine it started. Traffic goes to 127.0.0.1
 // and to the containers the test started, only.
 
-const net = require('node:net');
 const path = require('node:path');
 const fs = require('node:fs');
 const { ensureInstalled, runBin } = require('../lib/install.cjs');
 const { SECRET_KEYS, randomSecret } = require('../lib/env-file.cjs');
-const { CACHE, Failure, seconds, timedSteps } = require('../containers/engine.cjs');
+const { CACHE, Failure, portFree, seconds, timedSteps } = require('../containers/engine.cjs');
 const { STANDIN_NODE_IMAGE } = require('../containers/standins.cjs');
 const fleet = require('./swarm.cjs');
 const { fleetStack } = require('./stack.cjs');
@@ -34,18 +33,10 @@ const HIGH_LIMITS = {
   RATE_LIMIT_PASSWORD_RESETS: '1000000/60',
 };
 
-function portFree(port) {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen({ host: '0.0.0.0', port, exclusive: true }, () => server.close(() => resolve(true)));
-  });
-}
-
 async function main() {
   const started = Date.now();
   const { step, timings } = timedSteps(log);
-  if (!(await portFree(9000)))
+  if (!(await portFree('0.0.0.0', 9000)))
     throw new Failure('the fleet publishes port 9000, which something on this machine already uses: stop it and run again');
   await step('install the workspace', () => ensureInstalled({ build: false, log }));
   const engine = await step('the engine and the swarm', () => fleet.ensureSwarm(log));
