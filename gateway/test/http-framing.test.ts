@@ -1,6 +1,6 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type http from 'node:http';
+import http from 'node:http';
 import { startGateway, type TestGateway } from './support/gateway';
 import { startUpstream, type TestUpstream } from './support/upstream';
 
@@ -11,7 +11,7 @@ let server: http.Server;
 beforeAll(async () => {
   upstream = await startUpstream();
   gateway = startGateway({ IDENTITY_URL: upstream.url, ARTICLES_URL: upstream.url });
-  server = gateway.app.listen(0, '127.0.0.1');
+  server = http.createServer(gateway.app).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
 });
 
