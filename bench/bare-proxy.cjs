@@ -92,7 +92,12 @@ function fastifyProxy() {
     const req = request.raw;
     const withBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
     try {
-      const { statusCode, headers, body } = await pool.request({ method: req.method, path: req.url, headers: endToEnd(req.headers), body: withBody ? req : null });
+      const { statusCode, headers, body } = await pool.request({
+        method: req.method,
+        path: req.url,
+        headers: endToEnd(req.headers),
+        body: withBody ? req : null,
+      });
       return reply.code(statusCode).headers(endToEnd(headers)).send(body);
     } catch {
       return reply.code(502).send();

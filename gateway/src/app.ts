@@ -87,7 +87,16 @@ function splitUrl(url: string): { path: string; query: string } {
  * served by `serveRoute` below, the request path in one place. Anything else is the table's 404
  * or 405, as problem+json.
  */
-export function createApp({ config, logger, routes, upstreams, agents, redis, revocations, metrics = createMetrics() }: GatewayDeps): GatewayApp {
+export function createApp({
+  config,
+  logger,
+  routes,
+  upstreams,
+  agents,
+  redis,
+  revocations,
+  metrics = createMetrics(),
+}: GatewayDeps): GatewayApp {
   const unrouted = [...new Set(routes.map((row) => row.upstream))].filter((name) => !upstreams[name]);
   if (unrouted.length > 0) throw new Error(`routes name upstreams without a URL: ${unrouted.join(', ')}`);
   const table = effectivePolicy(config.ROUTE_POLICY, routes);
@@ -104,7 +113,12 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
     revocations,
   });
   const isMasterKey = masterKeyCheck(config.MASTER_KEY);
-  const limits = redis ? createGatewayLimits(createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:gateway` }), config) : undefined;
+  const limits = redis
+    ? createGatewayLimits(
+        createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:gateway` }),
+        config,
+      )
+    : undefined;
   const trust = trustedProxies(config.TRUSTED_PROXIES);
   const clientAddress = (req: IncomingMessage) => proxyaddr(req, trust);
   const bodyOf = readBody(config.BODY_LIMIT);
@@ -132,7 +146,8 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
     const route = request.policyRow!;
     labelRoute(req, route.path); // the HTTP series count by policy row, never by raw URL
     request.clientAddress = clientAddress(req);
-    request.inSight = route.level === 'provider' ? undefined : credentialsInSight(splitUrl(req.url ?? '/').query, req.headers.authorization);
+    request.inSight =
+      route.level === 'provider' ? undefined : credentialsInSight(splitUrl(req.url ?? '/').query, req.headers.authorization);
     if (!limits) return;
     const given = request.inSight ? tokensGiven(request.inSight) : [];
     const arrival = await limits.arrive(request.clientAddress, given.length === 1 && isMasterKey(given[0]!));
@@ -166,7 +181,12 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
     return proxies[route.upstream]!(upstream, reply);
   }
 
-  const app = gatewayFastify({ logger, redact, metrics, isTableRoute: (req) => policy.find(req.method ?? 'GET', splitUrl(req.url ?? '/').path) });
+  const app = gatewayFastify({
+    logger,
+    redact,
+    metrics,
+    isTableRoute: (req) => policy.find(req.method ?? 'GET', splitUrl(req.url ?? '/').path),
+  });
   app.decorateRequest('clientAddress', '');
   app.decorateRequest('inSight', undefined);
   app.decorateRequest('arrival', undefined);
@@ -191,7 +211,10 @@ export function createApp({ config, logger, routes, upstreams, agents, redis, re
     handler: async (_request, reply) => {
       // shared's listen marks the listener it was given (this app) when a graceful stop begins.
       const { ready, body } = await readiness(checks, isStopping(gateway));
-      return reply.code(ready ? 200 : 503).type('application/json; charset=utf-8').send(JSON.stringify(body));
+      return reply
+        .code(ready ? 200 : 503)
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify(body));
     },
   });
   // Other methods on these paths stop here too: nothing after (the policy table) sees them.
@@ -291,7 +314,8 @@ export function gatewayFastify(options: {
       querystringParser: () => ({}),
     },
     // A malformed %-escape or an over-long parameter: the 404 of an unknown path, as problem+json.
-    frameworkErrors: (_err, request, reply) => answer(errors.routeNotFound(request.raw.method ?? 'GET', redact(splitUrl(request.raw.url ?? '/').path)), request, reply),
+    frameworkErrors: (_err, request, reply) =>
+      answer(errors.routeNotFound(request.raw.method ?? 'GET', redact(splitUrl(request.raw.url ?? '/').path)), request, reply),
   });
 
   /** Answers `err` as problem+json; a failure after the answer began cuts the connection. */

@@ -36,7 +36,8 @@ function assertSupportedBody(req: IncomingMessage): void {
 }
 
 /** The 415's detail for a body without a Content-Type. */
-export const NO_CONTENT_TYPE = 'The body came without a Content-Type: send Content-Type: application/json (or application/x-www-form-urlencoded).';
+export const NO_CONTENT_TYPE =
+  'The body came without a Content-Type: send Content-Type: application/json (or application/x-www-form-urlencoded).';
 
 const BODY_TYPES = ['application/x-www-form-urlencoded', 'application/json'];
 

@@ -26,7 +26,13 @@ export interface RewriteContext {
  * the request id in, hop-by-hop and identity headers a client may not set dropped. The client's
  * headers are copied, never edited.
  */
-export function rewriteForUpstream(method: string, path: string, headers: IncomingHttpHeaders, admission: Admission, context: RewriteContext): UpstreamRequest {
+export function rewriteForUpstream(
+  method: string,
+  path: string,
+  headers: IncomingHttpHeaders,
+  admission: Admission,
+  context: RewriteContext,
+): UpstreamRequest {
   const forwarded: IncomingHttpHeaders = { ...headers };
   rewriteForwardHeaders(forwarded, {
     principal: signPrincipal(admission.principal, context.secret, method, path),

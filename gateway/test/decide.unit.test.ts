@@ -10,7 +10,12 @@ const authenticate: Authenticator = (token) => {
   throw errors.unauthorized('The token is not valid.', true);
 };
 
-const row = (level: PolicyRow['level'], method: PolicyRow['method'] = 'get', path = '/things'): PolicyRow => ({ method, path, level, upstream: 'things' });
+const row = (level: PolicyRow['level'], method: PolicyRow['method'] = 'get', path = '/things'): PolicyRow => ({
+  method,
+  path,
+  level,
+  upstream: 'things',
+});
 
 function presented(options: { query?: string; authorization?: string; body?: string; type?: string; provider?: boolean }): Presented {
   const query = options.query ?? '';
@@ -46,20 +51,29 @@ describe('decide', () => {
   });
 
   test('when a token comes in a JSON body, then it names the principal and leaves the body', () => {
-    const admission = decide(row('user', 'post'), presented({ body: '{"access_token":"alice-token","title":"Hi"}', type: 'application/json' }), authenticate);
+    const admission = decide(
+      row('user', 'post'),
+      presented({ body: '{"access_token":"alice-token","title":"Hi"}', type: 'application/json' }),
+      authenticate,
+    );
 
     expect(admission.principal).toEqual(ALICE);
     expect(JSON.parse(admission.body!.toString())).toEqual({ title: 'Hi' });
   });
 
   test('when tokens come in two places, then it is the 400 of an ambiguous credential', () => {
-    const err = refusal(() => decide(row('user'), presented({ query: 'access_token=alice-token', authorization: 'Bearer alice-token' }), authenticate));
+    const err = refusal(() =>
+      decide(row('user'), presented({ query: 'access_token=alice-token', authorization: 'Bearer alice-token' }), authenticate),
+    );
 
     expect(err).toMatchObject({ status: 400, code: 'credential_ambiguous' });
   });
 
   test('when a bad token comes to a public route, then it is a 401, not anonymous', () => {
-    expect(refusal(() => decide(row('public'), presented({ authorization: 'Bearer forged' }), authenticate))).toMatchObject({ status: 401, code: 'invalid_token' });
+    expect(refusal(() => decide(row('public'), presented({ authorization: 'Bearer forged' }), authenticate))).toMatchObject({
+      status: 401,
+      code: 'invalid_token',
+    });
   });
 
   test('when no credential comes to a user route, then it is a 401', () => {
@@ -67,7 +81,9 @@ describe('decide', () => {
   });
 
   test('when a user calls an admin route, then it is a 403', () => {
-    expect(refusal(() => decide(row('admin'), presented({ authorization: 'Bearer alice-token' }), authenticate))).toMatchObject({ status: 403 });
+    expect(refusal(() => decide(row('admin'), presented({ authorization: 'Bearer alice-token' }), authenticate))).toMatchObject({
+      status: 403,
+    });
   });
 
   test('when Authorization is HTTP Basic on a basic route, then it goes on to the service; a Bearer one never does', () => {
@@ -79,7 +95,11 @@ describe('decide', () => {
 
   test('when the route is a provider route, then its body and Authorization go on untouched, as anonymous', () => {
     const body = '{"access_token":"provider-token"}';
-    const admission = decide(row('provider', 'post'), presented({ provider: true, body, type: 'application/json', authorization: 'Bearer x' }), authenticate);
+    const admission = decide(
+      row('provider', 'post'),
+      presented({ provider: true, body, type: 'application/json', authorization: 'Bearer x' }),
+      authenticate,
+    );
 
     expect(admission).toEqual({ principal: { kind: 'anonymous' }, query: '', body: Buffer.from(body), keepAuthorization: true });
   });

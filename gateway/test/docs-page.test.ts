@@ -2,7 +2,16 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Joi from 'joi';
-import { createHttpApp, createLogger, createMetrics, defineRoute, listen, listingQuerySchema, type RouteDef, type RunningServer } from '@restgate/shared';
+import {
+  createHttpApp,
+  createLogger,
+  createMetrics,
+  defineRoute,
+  listen,
+  listingQuerySchema,
+  type RouteDef,
+  type RunningServer,
+} from '@restgate/shared';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 import { asListener, gatewayFastify } from '../src/app';
 import { mountDocs, type DocsPolicyRow } from '../src/docs';

@@ -1,11 +1,24 @@
-import { CLIENT_ADDRESS_HEADER, PRINCIPAL_HEADER, REQUEST_ID_HEADER, verifyClientAddress, verifyPrincipal, type Principal } from '@restgate/shared';
+import {
+  CLIENT_ADDRESS_HEADER,
+  PRINCIPAL_HEADER,
+  REQUEST_ID_HEADER,
+  verifyClientAddress,
+  verifyPrincipal,
+  type Principal,
+} from '@restgate/shared';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 import type { Admission } from '../src/decide';
 import { rewriteForUpstream } from '../src/rewrite';
 
 const ALICE: Principal = { kind: 'user', id: '0123456789abcdef01234567', role: 'user' };
 const context = { secret: TEST_PRINCIPAL_SECRET, requestId: 'req-1', clientAddress: '203.0.113.7' };
-const admission = (over: Partial<Admission> = {}): Admission => ({ principal: ALICE, query: '', body: undefined, keepAuthorization: false, ...over });
+const admission = (over: Partial<Admission> = {}): Admission => ({
+  principal: ALICE,
+  query: '',
+  body: undefined,
+  keepAuthorization: false,
+  ...over,
+});
 
 describe('rewriteForUpstream', () => {
   test('when a request is let through, then the service gets the signed principal and client address for the path, and the request id', () => {
@@ -46,7 +59,13 @@ describe('rewriteForUpstream', () => {
   });
 
   test('when the route passes HTTP Basic on, then Authorization stays', () => {
-    const upstream = rewriteForUpstream('PUT', '/users/me/password', { authorization: 'Basic abc' }, admission({ keepAuthorization: true }), context);
+    const upstream = rewriteForUpstream(
+      'PUT',
+      '/users/me/password',
+      { authorization: 'Basic abc' },
+      admission({ keepAuthorization: true }),
+      context,
+    );
 
     expect(upstream.headers.authorization).toBe('Basic abc');
   });

@@ -52,7 +52,10 @@ export function mountHealth(app: Express, checks: ReadinessCheck[]): void {
 }
 
 /** What `/ready` answers: 200 with `ready` when every check is up, else 503 with `unready`, or `stopping`. */
-export async function readiness(checks: readonly ReadinessCheck[], stopping: boolean): Promise<{ ready: boolean; body: { status: string; checks: Record<string, 'up' | 'down'> } }> {
+export async function readiness(
+  checks: readonly ReadinessCheck[],
+  stopping: boolean,
+): Promise<{ ready: boolean; body: { status: string; checks: Record<string, 'up' | 'down'> } }> {
   const results = await Promise.all(checks.map(async (c) => [c.name, await runCheck(c)] as const));
   const ready = !stopping && results.every(([, state]) => state === 'up');
   return { ready, body: { status: stopping ? 'stopping' : ready ? 'ready' : 'unready', checks: Object.fromEntries(results) } };

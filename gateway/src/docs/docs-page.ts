@@ -72,7 +72,9 @@ function withDocsHeaders(reply: FastifyReply, type: string): FastifyReply {
 
 /** Mounts `GET /docs` and its assets on `app`; the package's files are read once, on first request. */
 export function mountDocsPage(app: FastifyInstance): void {
-  app.get('/docs', async (_request, reply) => withDocsHeaders(reply, 'text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(PAGE));
+  app.get('/docs', async (_request, reply) =>
+    withDocsHeaders(reply, 'text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(PAGE),
+  );
   app.get(`${DOCS_ASSET_PATH}/docs-init.js`, async (_request, reply) =>
     withDocsHeaders(reply, 'text/javascript; charset=utf-8').header('Cache-Control', 'no-cache').send(INIT_SCRIPT),
   );
