@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import fastifyCors from '@fastify/cors';
 import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import proxyaddr from 'proxy-addr';
@@ -314,9 +314,19 @@ export function gatewayFastify(options: {
       querystringParser: () => ({}),
     },
     // A malformed %-escape or an over-long parameter: the 404 of an unknown path, as problem+json.
-    frameworkErrors: (_err, request, reply) =>
-      answer(errors.routeNotFound(request.raw.method ?? 'GET', redact(splitUrl(request.raw.url ?? '/').path)), request, reply),
+    // It comes before any hook has run: the request gets its id, access line and headers here.
+    frameworkErrors: (_err, request, reply) => {
+      prelude(request.raw, reply.raw);
+      answer(errors.routeNotFound(request.raw.method ?? 'GET', redact(splitUrl(request.raw.url ?? '/').path)), request, reply);
+    },
   });
+
+  /** What every request gets first: its id, access line, HTTP series and security headers. */
+  function prelude(req: IncomingMessage, res: ServerResponse): void {
+    track(req, res);
+    observe(req, res);
+    for (const [name, value] of securityHeaders) res.setHeader(name, value);
+  }
 
   /** Answers `err` as problem+json; a failure after the answer began cuts the connection. */
   function answer(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
@@ -338,9 +348,7 @@ export function gatewayFastify(options: {
   app.setErrorHandler((err, request, reply) => answer(err, request, reply));
   app.addHook('onRequest', (request, reply, done) => {
     const req = request.raw;
-    track(req, reply.raw);
-    observe(req, reply.raw);
-    for (const [name, value] of securityHeaders) reply.raw.setHeader(name, value);
+    prelude(req, reply.raw);
     if (!isOperationsRequest(req)) request.policyRow = isTableRoute(req);
     done();
   });

@@ -53,4 +53,14 @@ describe('the request line and its connection', () => {
     expect(answer).not.toMatch(/\r\nkeep-alive:/i);
     expect(upstream.received.length).toBe(before + 1);
   });
+
+  test('when the path has a malformed %-escape, then it is the 404 problem of an unknown path with a request id, and the gateway serves on', async () => {
+    const answer = await raw('GET /articles/%E0%A4%A HTTP/1.1\r\nHost: example.test\r\nConnection: close\r\n\r\n');
+    const next = await raw('GET /articles HTTP/1.1\r\nHost: example.test\r\nConnection: close\r\n\r\n');
+
+    expect(answer).toMatch(/^HTTP\/1\.1 404 /);
+    expect(answer).toMatch(/\r\nx-request-id: \S+\r\n/i);
+    expect(answer).toContain('"code":"route_not_found"');
+    expect(next).toMatch(/^HTTP\/1\.1 200 /);
+  });
 });
