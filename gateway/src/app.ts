@@ -186,6 +186,7 @@ export function createApp({
     redact,
     metrics,
     isTableRoute: (req) => policy.find(req.method ?? 'GET', splitUrl(req.url ?? '/').path),
+    refusal: (req) => policy.refusal(req.method ?? 'GET', splitUrl(req.url ?? '/').path),
   });
   app.decorateRequest('clientAddress', '');
   app.decorateRequest('inSight', undefined);
@@ -270,8 +271,11 @@ export function createApp({
  * parse as a media type (an empty one included) before the handler runs: the same 415 the
  * gateway's body reader gives.
  */
-function fromFastify(err: unknown, req: IncomingMessage): unknown {
+function fromFastify(err: unknown, req: IncomingMessage, refusal: (req: IncomingMessage) => AppError): unknown {
   const { code, statusCode } = (err ?? {}) as { code?: unknown; statusCode?: unknown };
+  // fastify refuses a QUERY without a Content-Type (400) before routing it; the gateway serves no
+  // QUERY route, so it is the refusal of any method the table does not list.
+  if (code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE') return refusal(req);
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return errors.unsupportedMediaType(req.headers['content-type'] ? undefined : NO_CONTENT_TYPE);
   }
@@ -293,8 +297,12 @@ export function gatewayFastify(options: {
   redact: (url: string) => string;
   metrics: Metrics;
   isTableRoute?: (req: IncomingMessage) => PolicyRow | undefined;
+  /** The refusal of a request no route serves (the table's 404 or 405); default: the 404. */
+  refusal?: (req: IncomingMessage) => AppError;
 }): FastifyInstance {
   const { logger, redact, metrics, isTableRoute = () => undefined } = options;
+  const refusal =
+    options.refusal ?? ((req: IncomingMessage) => errors.routeNotFound(req.method ?? 'GET', redact(splitUrl(req.url ?? '/').path)));
   const explain = errorExplainer(logger, redact);
   const track = requestTracker({ logger, redactUrl: redact, ignore: isOperationsRequest });
   const observe = httpObserver(metrics);
@@ -330,7 +338,7 @@ export function gatewayFastify(options: {
 
   /** Answers `err` as problem+json; a failure after the answer began cuts the connection. */
   function answer(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    const appError = explain(fromFastify(err, request.raw), request.raw);
+    const appError = explain(fromFastify(err, request.raw, refusal), request.raw);
     if (reply.raw.headersSent) {
       reply.raw.destroy();
       return;

@@ -63,4 +63,12 @@ describe('the request line and its connection', () => {
     expect(answer).toContain('"code":"route_not_found"');
     expect(next).toMatch(/^HTTP\/1\.1 200 /);
   });
+
+  test('when the method is QUERY, which no route takes, then a known path is the 405 problem with Allow', async () => {
+    const answer = await raw('QUERY /articles HTTP/1.1\r\nHost: example.test\r\nConnection: close\r\n\r\n');
+
+    expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(answer).toMatch(/\r\nallow: [A-Z, ]+\r\n/i);
+    expect(answer).toContain('"code":"method_not_allowed"');
+  });
 });
