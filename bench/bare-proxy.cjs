@@ -2,13 +2,15 @@
 // The floors of a Node proxy, for the bench to compare the gateway with, over a keep-alive agent
 // and with nothing else (no logs, limits, credentials or headers):
 // - `node`: node:http piped both ways;
-// - `hpm`: a node:http server with http-proxy-middleware, as the gateway's lane proxies;
-// - `express`: Express with http-proxy-middleware, as the gateway proxied before its lane;
 // - `undici`: a node:http server whose upstream client is undici's keep-alive pool (the client
-//   Node's own fetch is built on) instead of node:http's: what the lane could run on instead of
-//   http-proxy-middleware (docs/benchmarks.md).
+//   Node's own fetch is built on) instead of node:http's;
+// - `fastify`: fastify with one catch-all route sending through undici's pool: the gateway's own
+//   stack with nothing of the gateway on it;
+// - `hpm`: a node:http server with http-proxy-middleware, as the gateway's lane proxied until it
+//   moved to fastify and undici;
+// - `express`: Express with http-proxy-middleware, as the gateway proxied before that.
 //
-//   node bench/bare-proxy.cjs <port> <target base URL> [node|hpm|express|undici]
+//   node bench/bare-proxy.cjs <port> <target base URL> [node|hpm|express|undici|fastify]
 
 const http = require('node:http');
 
@@ -32,7 +34,7 @@ function nodeProxy(req, res) {
   req.pipe(upstream);
 }
 
-// Resolved from the gateway, whose dependencies these are.
+// Resolved from the gateway, whose dependencies (or the bench's) these are.
 const fromGateway = { paths: [require('node:path').join(__dirname, '..', 'gateway')] };
 
 function hpm() {
@@ -79,6 +81,32 @@ function undiciProxy() {
   };
 }
 
-const kinds = { node: () => nodeProxy, hpm: hpmProxy, express: expressProxy, undici: undiciProxy };
+function fastifyProxy() {
+  const { Pool } = require(require.resolve('undici', fromGateway));
+  const app = require(require.resolve('fastify', fromGateway))({ logger: false });
+  const pool = new Pool(target.origin, { connections: 256 });
+  // Bodies pass as streams, unparsed.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  app.all('*', async (request, reply) => {
+    const req = request.raw;
+    const withBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    try {
+      const { statusCode, headers, body } = await pool.request({
+        method: req.method,
+        path: req.url,
+        headers: endToEnd(req.headers),
+        body: withBody ? req : null,
+      });
+      return reply.code(statusCode).headers(endToEnd(headers)).send(body);
+    } catch {
+      return reply.code(502).send();
+    }
+  });
+  const ready = app.ready();
+  return (req, res) => ready.then(() => app.routing(req, res));
+}
+
+const kinds = { node: () => nodeProxy, hpm: hpmProxy, express: expressProxy, undici: undiciProxy, fastify: fastifyProxy };
 if (!kinds[kind]) throw new Error(`unknown proxy kind: ${kind}`);
 http.createServer(kinds[kind]()).listen(port, '127.0.0.1');

@@ -576,9 +576,9 @@ async function main() {
     if (part(1)) hops.push(await hop('/articles/not-an-id', 404, 10));
     if (part(1)) hops.push(await hop(`/articles/${article.id}`, 200, 20));
     if (part(1) && stack.pids.articles) {
-      // The floors (bench/lib/floors.cjs): the least a Node proxy can do (undici's pool, the
-      // proposed alternative; http.request piped both ways), and the least a proxy on the gateway's
-      // libraries can do, with the lane and without it. On both paths, in A/B rounds with direct as
+      // The floors (bench/lib/floors.cjs): the least a Node proxy can do (undici's pool;
+      // http.request piped both ways), the least the gateway's own stack can do (fastify + undici),
+      // and the stacks it ran on before (http-proxy-middleware, bare and under Express). On both paths, in A/B rounds with direct as
       // the gateway is (a ratio to a direct rate measured minutes earlier spread 0.73-1.00x on
       // GET /articles/:id over twelve runs): the most any gateway could show on this machine.
       for (const [kind, floorLabel] of FLOORS) {

@@ -12,9 +12,10 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The floors, cheapest first: bare-proxy.cjs's kind and how a table names it. */
 const FLOORS = [
-  ['undici', 'node:http server + undici pool (the proposed lane)'],
+  ['undici', 'node:http server + undici pool'],
+  ['fastify', "fastify + undici pool alone (the gateway's stack)"],
   ['node', 'bare node:http proxy'],
-  ['hpm', 'node:http + http-proxy-middleware alone (the lane)'],
+  ['hpm', 'node:http + http-proxy-middleware alone (the old lane)'],
   ['express', 'Express + http-proxy-middleware alone'],
 ];
 

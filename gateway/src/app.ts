@@ -1,16 +1,44 @@
-import type { IncomingMessage } from 'node:http';
-import type { Express } from 'express';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import fastifyCors from '@fastify/cors';
+import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import proxyaddr from 'proxy-addr';
-import { createHttpApp, createRateLimits, type Logger, type Metrics, type RedisHandle, type RevocationList } from '@restgate/shared';
-import { createAuthenticator, masterKeyCheck } from './authenticate';
+import {
+  AppError,
+  createMetrics,
+  createRateLimits,
+  errorExplainer,
+  hasBody,
+  httpObserver,
+  isOperationsRequest,
+  isStopping,
+  labelRoute,
+  mayReadMetrics,
+  PROBLEM_CONTENT_TYPE,
+  rateLimited,
+  readiness,
+  requestIdOf,
+  requestTracker,
+  securityHeaderEntries,
+  toProblem,
+  urlRedactor,
+  errors,
+  type Logger,
+  type Metrics,
+  type RedisHandle,
+  type RevocationList,
+  type ReadinessCheck,
+} from '@restgate/shared';
+import { createAuthenticator, isBadCredential, masterKeyCheck } from './authenticate';
 import type { GatewayConfig } from './config';
-import { corsFor } from './cors';
-import { createDocsRouter } from './docs';
-import { createGate } from './gate';
+import { corsFor, explainPreflight } from './cors';
+import { credentialsInSight, decide, tokensGiven, type Admission, type InSight } from './decide';
+import { mountDocs } from './docs';
 import { parseMfaRequiredRoles } from './mfa-policy';
-import { createPolicyMatcher, effectivePolicy, unknownOverrides, type PolicyRow } from './policy';
-import { createGatewayLimits } from './rate-limit';
+import { createPolicyLookup, effectivePolicy, unknownOverrides, type PolicyRow } from './policy';
 import { createUpstreamProxies, upstreamReadiness, type UpstreamAgents, type UpstreamUrls } from './proxy';
+import { assertAllowed, createGatewayLimits, setRateLimitHeaders, type Arrival } from './rate-limit';
+import { NO_CONTENT_TYPE, readBody } from './request-body';
+import { rewriteForUpstream } from './rewrite';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -29,71 +57,332 @@ export interface GatewayDeps {
 }
 
 /**
- * The gateway: shared bootstrap (request id, logs, security headers, /health, /ready, 404,
- * problem+json) with body parsing off — the gate reads bodies itself to find `access_token`
- * and re-sends them. The policy table's routes go through the gate's lane, outside Express;
- * Express serves the docs and the operations paths, and the gate's 404/405 for the rest.
+ * The gateway as a node:http request listener (what `listen`, `http.createServer` and supertest
+ * take). Requests that arrive while its routes are still being set up wait for them.
  */
-export function createApp({ config, logger, routes, upstreams, agents, redis, revocations, metrics }: GatewayDeps): Express {
+export type GatewayApp = RequestListener;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The policy table's row for this request, looked up as it arrives; undefined off the table. */
+    policyRow: PolicyRow | undefined;
+    /** On the table's routes, from `arrive`: the client's address (a trusted proxy's X-Forwarded-For, or the socket's). */
+    clientAddress: string;
+    /** On the table's routes, from `arrive`: the credentials in sight, undefined on provider routes. */
+    inSight: InSight | undefined;
+    /** On the table's routes, from `arrive`: the count against the ceiling on all routes (undefined without limits). */
+    arrival: Arrival | undefined;
+  }
+}
+
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+function splitUrl(url: string): { path: string; query: string } {
+  const q = url.indexOf('?');
+  return q === -1 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) };
+}
+
+/**
+ * The gateway, on fastify: request id, access log, HTTP series and security headers for every
+ * request; `/health`, `/ready`, `/metrics`; the docs; CORS; and every path of the policy table
+ * served by `serveRoute` below, the request path in one place. Anything else is the table's 404
+ * or 405, as problem+json.
+ */
+export function createApp({
+  config,
+  logger,
+  routes,
+  upstreams,
+  agents,
+  redis,
+  revocations,
+  metrics = createMetrics(),
+}: GatewayDeps): GatewayApp {
   const unrouted = [...new Set(routes.map((row) => row.upstream))].filter((name) => !upstreams[name]);
   if (unrouted.length > 0) throw new Error(`routes name upstreams without a URL: ${unrouted.join(', ')}`);
   const table = effectivePolicy(config.ROUTE_POLICY, routes);
   for (const key of unknownOverrides(config.ROUTE_POLICY, routes)) {
     logger.warn({ route: key }, `ROUTE_POLICY names a route the gateway does not know: ${key}`);
   }
-  const cors = corsFor(config.CORS_ORIGINS);
-  const trust = trustedProxies(config.TRUSTED_PROXIES);
-  const gate = createGate({
-    matchRoute: createPolicyMatcher(table),
-    authenticate: createAuthenticator({
-      masterKey: config.MASTER_KEY,
-      jwtSecret: config.JWT_SECRET,
-      issuer: config.JWT_ISSUER,
-      audience: config.JWT_AUDIENCE,
-      maxLifetimeSeconds: config.JWT_TTL_SECONDS,
-      revocations,
-    }),
-    principalSecret: config.PRINCIPAL_SECRET,
-    bodyLimit: config.BODY_LIMIT,
-    proxies: createUpstreamProxies(config, upstreams, agents),
-    isMasterKey: masterKeyCheck(config.MASTER_KEY),
-    limits: redis ? createGatewayLimits(createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:gateway` }), config) : undefined,
-    clientAddress: (req: IncomingMessage) => proxyaddr(req, trust),
-    cors,
-    mfaRequiredRoles: parseMfaRequiredRoles(config.MFA_REQUIRED_ROLES),
+  const policy = createPolicyLookup(table);
+  const authenticate = createAuthenticator({
+    masterKey: config.MASTER_KEY,
+    jwtSecret: config.JWT_SECRET,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+    maxLifetimeSeconds: config.JWT_TTL_SECONDS,
+    revocations,
   });
-  return createHttpApp({
+  const isMasterKey = masterKeyCheck(config.MASTER_KEY);
+  const mfaRequiredRoles = parseMfaRequiredRoles(config.MFA_REQUIRED_ROLES);
+  const limits = redis
+    ? createGatewayLimits(
+        createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:gateway` }),
+        config,
+      )
+    : undefined;
+  const trust = trustedProxies(config.TRUSTED_PROXIES);
+  const clientAddress = (req: IncomingMessage) => proxyaddr(req, trust);
+  const bodyOf = readBody(config.BODY_LIMIT);
+  const proxies = createUpstreamProxies(upstreams, agents);
+  // The services' own secret path parameters (a reset token in the path), hidden here as there.
+  const redact = urlRedactor(table.flatMap((row) => (row.spec ? [row.spec] : [])));
+  const checks: ReadinessCheck[] = [
+    ...upstreamReadiness(upstreams),
+    ...(redis ? [redis.readiness] : []),
+    // Not ready until the ended sessions are known: until then user tokens get 503 here.
+    ...(revocations ? [{ name: 'revocations', check: async () => assertLoaded(revocations) }] : []),
+  ];
+  const metricsAccess = config.METRICS_TOKEN ? { bearer: config.METRICS_TOKEN } : 'closed';
+
+  /**
+   * The request path of a policy row, top to bottom, in two steps: `arrive` as the request
+   * arrives (fastify's onRequest, before it looks at a body: a request it refuses for its
+   * Content-Type counts too), then `serveRoute` (the handler).
+   *
+   * arrive: the credentials in sight (query, Bearer) → the ceiling on all routes (429; over it,
+   * a request whose body may still hold the master key goes on, to be counted against the key's).
+   */
+  async function arrive(request: FastifyRequest): Promise<void> {
+    const req = request.raw;
+    const route = request.policyRow!;
+    labelRoute(req, route.path); // the HTTP series count by policy row, never by raw URL
+    request.clientAddress = clientAddress(req);
+    request.inSight =
+      route.level === 'provider' ? undefined : credentialsInSight(splitUrl(req.url ?? '/').query, req.headers.authorization);
+    if (!limits) return;
+    const given = request.inSight ? tokensGiven(request.inSight) : [];
+    const arrival = await limits.arrive(request.clientAddress, given.length === 1 && isMasterKey(given[0]!));
+    request.arrival = arrival;
+    if (!(request.inSight && given.length === 0 && hasBody(req))) assertAllowed(arrival.decision);
+  }
+
+  /**
+   * serveRoute: the body (415/413/400) → decide: principal and access (400/401/403; a bad
+   * credential counted per address, 429 past its ceiling) → the route's own ceiling (429) →
+   * rewrite for the service → proxy (502/504 when it fails).
+   */
+  async function serveRoute(request: FastifyRequest, reply: FastifyReply, route: PolicyRow): Promise<FastifyReply> {
+    const req = request.raw;
+    const { arrival, clientAddress: address, inSight: seen } = request;
+    const { path, query } = splitUrl(req.url ?? '/');
+    let admission: Admission;
+    try {
+      const body = await bodyOf(req);
+      admission = decide(route, { headers: req.headers, query, body, seen }, authenticate, mfaRequiredRoles);
+    } catch (err) {
+      if (arrival) assertAllowed(arrival.decision);
+      throw (isBadCredential(err) && (await limits?.badCredential(address))) || err;
+    }
+    if (arrival) await limits!.admitted(arrival, reply.raw, route, admission.principal);
+    const upstream = rewriteForUpstream(req.method ?? 'GET', path, req.headers, admission, {
+      secret: config.PRINCIPAL_SECRET,
+      requestId: requestIdOf(req),
+      clientAddress: address,
+    });
+    return proxies[route.upstream]!(upstream, reply);
+  }
+
+  const app = gatewayFastify({
     logger,
-    readiness: [
-      ...upstreamReadiness(upstreams),
-      ...(redis ? [redis.readiness] : []),
-      // Not ready until the ended sessions are known: until then user tokens get 503 here.
-      ...(revocations ? [{ name: 'revocations', check: async () => assertLoaded(revocations) }] : []),
-    ],
+    redact,
     metrics,
-    parseBodies: false,
-    // The only public port: its metrics only for the scraper holding the token, a 404 for anyone else.
-    metricsAccess: config.METRICS_TOKEN ? { bearer: config.METRICS_TOKEN } : 'closed',
-    // The services' own secret path parameters (a reset token in the path), hidden here as there.
-    secretRoutes: table.flatMap((row) => (row.spec ? [row.spec] : [])),
-    lane: gate.lane,
-    configure: (app) => {
-      // req.ip, req.protocol: what a trusted proxy says, as the gate reads it.
-      app.set('trust proxy', trust);
-      app.use(gate.count);
-      if (cors) app.use(cors);
-      // Docs first: every path the policy table doesn't route is a 404 at the gate.
-      app.use(
-        createDocsRouter({
-          upstreams,
-          policy: table,
-          logger,
-          timeoutMs: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000),
-        }),
-      );
-      app.use(gate.refuse);
+    isTableRoute: (req) => policy.find(req.method ?? 'GET', splitUrl(req.url ?? '/').path),
+    refusal: (req) => policy.refusal(req.method ?? 'GET', splitUrl(req.url ?? '/').path),
+  });
+  app.decorateRequest('clientAddress', '');
+  app.decorateRequest('inSight', undefined);
+  app.decorateRequest('arrival', undefined);
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.policyRow) return arrive(request);
+    if (limits && !isOperationsRequest(request.raw)) {
+      const arrival = await limits.arrive(clientAddress(request.raw), false);
+      if (!arrival.decision.allowed) throw rateLimited(arrival.decision);
+      setRateLimitHeaders(reply.raw, [arrival.decision]);
+    }
+  });
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/health',
+    handler: async (_request, reply) => reply.type('application/json; charset=utf-8').send('{"status":"ok"}'),
+  });
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/ready',
+    handler: async (_request, reply) => {
+      // shared's listen marks the listener it was given (this app) when a graceful stop begins.
+      const { ready, body } = await readiness(checks, isStopping(gateway));
+      return reply
+        .code(ready ? 200 : 503)
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify(body));
     },
   });
+  // Other methods on these paths stop here too: nothing after (the policy table) sees them.
+  app.route({
+    method: ALL_METHODS.filter((m) => m !== 'GET' && m !== 'HEAD'),
+    url: '/health',
+    handler: async (request) => {
+      throw errors.methodNotAllowed(request.method, ['GET', 'HEAD']);
+    },
+  });
+  app.route({
+    method: ALL_METHODS.filter((m) => m !== 'GET' && m !== 'HEAD'),
+    url: '/ready',
+    handler: async (request) => {
+      throw errors.methodNotAllowed(request.method, ['GET', 'HEAD']);
+    },
+  });
+  // The only public port: its metrics only for the scraper holding the token, a 404 for anyone else.
+  app.route({
+    method: [...ALL_METHODS],
+    url: '/metrics',
+    handler: async (request, reply) => {
+      if (!mayReadMetrics(metricsAccess, request.headers.authorization)) throw errors.routeNotFound(request.method, '/metrics');
+      if (request.method !== 'GET' && request.method !== 'HEAD') throw errors.methodNotAllowed(request.method, ['GET', 'HEAD']);
+      const text = await metrics.render();
+      return reply.header('Cache-Control', 'no-store').type(metrics.contentType).send(text);
+    },
+  });
+  mountDocs(app, { upstreams, policy: table, logger, timeoutMs: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000) });
+
+  const cors = corsFor(config.CORS_ORIGINS);
+  if (cors) void app.register(fastifyCors, cors);
+  // The policy table's paths; with CORS on, its plugin takes OPTIONS (preflights) and hands
+  // the others to the not-found handler below.
+  const served = async (request: FastifyRequest, reply: FastifyReply) => {
+    const row = request.policyRow;
+    if (!row) return refuse(request);
+    return serveRoute(request, reply, row);
+  };
+  const refuse = (request: FastifyRequest) => {
+    const req = request.raw;
+    throw explainPreflight(req, policy.refusal(req.method ?? 'GET', splitUrl(req.url ?? '/').path));
+  };
+  app.route({ method: ALL_METHODS.filter((m) => !cors || m !== 'OPTIONS'), url: '*', handler: served });
+  app.setNotFoundHandler(async (request) => refuse(request));
+
+  const gateway = asListener(app, logger);
+  return gateway;
+}
+
+/**
+ * fastify's own refusals in the catalogue's terms. It refuses a body whose Content-Type it cannot
+ * parse as a media type (an empty one included) before the handler runs: the same 415 the
+ * gateway's body reader gives.
+ */
+function fromFastify(err: unknown, req: IncomingMessage, refusal: (req: IncomingMessage) => AppError): unknown {
+  const { code, statusCode } = (err ?? {}) as { code?: unknown; statusCode?: unknown };
+  // fastify refuses a QUERY without a Content-Type (400) before routing it; the gateway serves no
+  // QUERY route, so it is the refusal of any method the table does not list.
+  if (code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE') return refusal(req);
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return errors.unsupportedMediaType(req.headers['content-type'] ? undefined : NO_CONTENT_TYPE);
+  }
+  if (typeof code === 'string' && code.startsWith('FST_') && typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    return new AppError({ code: 'bad_request', status: statusCode, title: 'Bad request', cause: err });
+  }
+  return err;
+}
+
+/**
+ * fastify with what every answer of the gateway gets, in this order, as a request arrives: its
+ * request id, access line, HTTP series and security headers, and its policy row looked up
+ * (`isTableRoute`; none for the operations paths); anything thrown answered as problem+json.
+ * The gateway reads request bodies itself, raw, on the table's routes only: fastify parses none.
+ */
+export function gatewayFastify(options: {
+  logger: Logger;
+  /** How the access log and a 404 may show a URL (the secrets in it hidden). */
+  redact: (url: string) => string;
+  metrics: Metrics;
+  isTableRoute?: (req: IncomingMessage) => PolicyRow | undefined;
+  /** The refusal of a request no route serves (the table's 404 or 405); default: the 404. */
+  refusal?: (req: IncomingMessage) => AppError;
+}): FastifyInstance {
+  const { logger, redact, metrics, isTableRoute = () => undefined } = options;
+  const refusal =
+    options.refusal ?? ((req: IncomingMessage) => errors.routeNotFound(req.method ?? 'GET', redact(splitUrl(req.url ?? '/').path)));
+  const explain = errorExplainer(logger, redact);
+  const track = requestTracker({ logger, redactUrl: redact, ignore: isOperationsRequest });
+  const observe = httpObserver(metrics);
+  const securityHeaders = securityHeaderEntries();
+  const app = fastify({
+    // The shared access log writes the request lines; fastify's own logger and ids stay off.
+    logger: false,
+    requestIdHeader: false,
+    genReqId: () => '',
+    exposeHeadRoutes: false,
+    return503OnClosing: false,
+    routerOptions: {
+      // The request line as the client sent it is what the policy table and the signatures see.
+      ignoreTrailingSlash: false,
+      ignoreDuplicateSlashes: false,
+      // The gateway reads no query itself but `access_token`, from the raw URL.
+      querystringParser: () => ({}),
+    },
+    // A malformed %-escape or an over-long parameter: the 404 of an unknown path, as problem+json.
+    // It comes before any hook has run: the request gets its id, access line and headers here.
+    frameworkErrors: (_err, request, reply) => {
+      prelude(request.raw, reply.raw);
+      answer(errors.routeNotFound(request.raw.method ?? 'GET', redact(splitUrl(request.raw.url ?? '/').path)), request, reply);
+    },
+  });
+
+  /** What every request gets first: its id, access line, HTTP series and security headers. */
+  function prelude(req: IncomingMessage, res: ServerResponse): void {
+    track(req, res);
+    observe(req, res);
+    for (const [name, value] of securityHeaders) res.setHeader(name, value);
+  }
+
+  /** Answers `err` as problem+json; a failure after the answer began cuts the connection. */
+  function answer(err: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    const appError = explain(fromFastify(err, request.raw, refusal), request.raw);
+    if (reply.raw.headersSent) {
+      reply.raw.destroy();
+      return;
+    }
+    void reply
+      .code(appError.status)
+      .headers(appError.headers)
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(JSON.stringify(toProblem(appError, requestIdOf(request.raw))));
+  }
+
+  app.decorateRequest('policyRow', undefined);
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  app.setErrorHandler((err, request, reply) => answer(err, request, reply));
+  app.addHook('onRequest', (request, reply, done) => {
+    const req = request.raw;
+    prelude(req, reply.raw);
+    if (!isOperationsRequest(req)) request.policyRow = isTableRoute(req);
+    done();
+  });
+  return app;
+}
+
+/**
+ * `app` as a node:http request listener, through fastify's own `routing`: the server is shared's
+ * `listen` (or a test's), fastify only routes. Requests that arrive while its plugins load wait.
+ */
+export function asListener(app: FastifyInstance, logger: Logger): GatewayApp {
+  const ready = app.ready();
+  let isReady = false;
+  ready.then(
+    () => (isReady = true),
+    (err: unknown) => logger.fatal({ err }, 'the gateway could not set up its routes'),
+  );
+  return (req, res) => {
+    if (isReady) return app.routing(req, res);
+    ready.then(
+      () => app.routing(req, res),
+      () => res.destroy(),
+    );
+  };
 }
 
 /** TRUSTED_PROXIES compiled as Express would compile it for `trust proxy`: none when empty. */

@@ -1,5 +1,5 @@
 import { match } from 'path-to-regexp';
-import { applyPolicy, errors, parsePolicyOverrides, routeKey, urlRedactor, type AccessLevel, type HttpMethod, type RouteSpec, type ServiceApi } from '@restgate/shared';
+import { applyPolicy, errors, type AppError, parsePolicyOverrides, routeKey, urlRedactor, type AccessLevel, type HttpMethod, type RouteSpec, type ServiceApi } from '@restgate/shared';
 
 /** One row of the gateway's policy table: which principal a method + path needs, and where it goes. */
 export interface PolicyRow {
@@ -45,16 +45,21 @@ export function unknownOverrides(spec: string, table: readonly PolicyRow[]): str
   return [...parsePolicyOverrides(spec).keys()].filter((key) => !known.has(key));
 }
 
-export type PolicyMatcher = (method: string, path: string) => PolicyRow;
+/** The policy table's lookup: the row a request goes by, and, for one without, why not. */
+export interface PolicyLookup {
+  /** The row for `method` + `path` (HEAD is served as GET), or undefined. */
+  find(method: string, path: string): PolicyRow | undefined;
+  /** For a request `find` has no row for: the 404 of an unknown path, or the 405 with `Allow` of a known path. */
+  refusal(method: string, path: string): AppError;
+}
 
 /**
- * Builds the lookup: the row for `method` + `path` (HEAD is served as GET), a 404 problem for
- * a path no row knows, a 405 with `Allow` for a known path and another method. When several
- * patterns match (`/users/me` and `/users/:id`), the one with fewer parameters wins, for every
- * method: `/users/me` is its own path, with the methods the API docs list for it, so
- * `DELETE /users/me` is a 405 whose `Allow` names those methods, not a DELETE of a user "me".
+ * Builds the lookup. When several patterns match (`/users/me` and `/users/:id`), the one with
+ * fewer parameters wins, for every method: `/users/me` is its own path, with the methods the API
+ * docs list for it, so `DELETE /users/me` is a 405 whose `Allow` names those methods, not a
+ * DELETE of a user "me".
  */
-export function createPolicyMatcher(table: readonly PolicyRow[]): PolicyMatcher {
+export function createPolicyLookup(table: readonly PolicyRow[]): PolicyLookup {
   const compiled = table
     .map((row, index) => ({
       row,
@@ -68,14 +73,22 @@ export function createPolicyMatcher(table: readonly PolicyRow[]): PolicyMatcher 
   // The 404 names the path the client sent, with any token in it hidden as the access log hides it.
   const shown = urlRedactor(table.flatMap((row) => (row.spec ? [row.spec] : [])));
 
-  return (method, path) => {
-    const matching = compiled.filter((c) => c.test(path) !== false);
-    if (matching.length === 0) throw errors.routeNotFound(method, shown(path));
-    const candidates = matching.filter((c) => c.row.path === matching[0]!.row.path);
-    const wanted = (method === 'HEAD' ? 'GET' : method).toUpperCase();
-    const hit = candidates.find((c) => c.row.method.toUpperCase() === wanted);
-    if (hit) return hit.row;
-    const allowed = [...new Set(candidates.map((c) => c.row.method.toUpperCase()))];
-    throw errors.methodNotAllowed(method, allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed);
+  /** The rows of the best-matching pattern (all its methods), or none. */
+  const candidatesFor = (path: string) => {
+    const first = compiled.find((c) => c.test(path) !== false);
+    return first ? compiled.filter((c) => c.row.path === first.row.path) : [];
+  };
+
+  return {
+    find(method, path) {
+      const wanted = method === 'HEAD' ? 'GET' : method.toUpperCase();
+      return candidatesFor(path).find((c) => c.row.method.toUpperCase() === wanted)?.row;
+    },
+    refusal(method, path) {
+      const candidates = candidatesFor(path);
+      if (candidates.length === 0) return errors.routeNotFound(method, shown(path));
+      const allowed = [...new Set(candidates.map((c) => c.row.method.toUpperCase()))];
+      return errors.methodNotAllowed(method, allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed);
+    },
   };
 }

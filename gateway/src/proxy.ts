@@ -1,32 +1,41 @@
-import http from 'node:http';
-import https from 'node:https';
-import { Readable } from 'node:stream';
-import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Plugin } from 'http-proxy-middleware';
-import { errors, requestIdOf, requestLog, sendProblem, type ReadinessCheck } from '@restgate/shared';
+import type { FastifyReply } from 'fastify';
+import { Pool, errors as undiciErrors } from 'undici';
+import { errors, requestLog, type ReadinessCheck } from '@restgate/shared';
 import type { GatewayConfig } from './config';
 import type { RoutedService } from './registry';
+import type { UpstreamRequest } from './rewrite';
 
 /** Service name → its base URL (from the config key the registry names). */
 export type UpstreamUrls = Record<string, string>;
-export type UpstreamAgents = Record<string, http.Agent>;
+/** Service name → its keep-alive pool. */
+export type UpstreamAgents = Record<string, Pool>;
 
 /** Each routed service's base URL, from the config key the registry names for it. */
 export function upstreamUrls(config: GatewayConfig, services: readonly RoutedService[]): UpstreamUrls {
   return Object.fromEntries(services.map((s) => [s.name, config[s.urlEnv as `${string}_URL`]!]));
 }
 
-/** One keep-alive pool per upstream, so a slow service can't starve the others' sockets. */
+/**
+ * One keep-alive pool per upstream (undici), so a slow service can't starve the others'
+ * connections: at most UPSTREAM_MAX_SOCKETS each, no pipelining (a slow answer would hold up
+ * the ones queued behind it), and UPSTREAM_TIMEOUT_MS for the answer's headers and between its
+ * body's chunks.
+ */
 export function createAgents(config: GatewayConfig, urls: UpstreamUrls): UpstreamAgents {
   const agents: UpstreamAgents = {};
   for (const [name, url] of Object.entries(urls)) {
-    const options = { keepAlive: true, maxSockets: config.UPSTREAM_MAX_SOCKETS };
-    agents[name] = url.startsWith('https:') ? new https.Agent(options) : new http.Agent(options);
+    agents[name] = new Pool(new URL(url).origin, {
+      connections: config.UPSTREAM_MAX_SOCKETS,
+      pipelining: 1,
+      headersTimeout: config.UPSTREAM_TIMEOUT_MS,
+      bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
+    });
   }
   return agents;
 }
 
-export function destroyAgents(agents: UpstreamAgents): void {
-  for (const agent of Object.values(agents)) agent.destroy();
+export async function destroyAgents(agents: UpstreamAgents): Promise<void> {
+  await Promise.all(Object.values(agents).map((pool) => pool.destroy()));
 }
 
 /** `/ready` at the gateway: every upstream's `/health` answers 2xx. */
@@ -41,108 +50,75 @@ export function upstreamReadiness(urls: UpstreamUrls): ReadinessCheck[] {
   }));
 }
 
-/** The bytes to send upstream, set by the gate after it read (and edited) the body. */
-const forwardBodies = new WeakMap<http.IncomingMessage, Buffer>();
+/**
+ * The service's Connection and Keep-Alive describe the gateway's pooled connection, not the
+ * client's (Node sets the client's own: `close` when the client asked for it); the length is
+ * framed anew by Node when the service chunked it.
+ */
+const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'upgrade', 'trailer']);
 
-export function setForwardBody(req: http.IncomingMessage, body: Buffer): void {
-  forwardBodies.set(req, body);
-}
+/** Sends the rewritten request to one upstream and its answer back to the client. */
+export type Proxy = (upstream: UpstreamRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
 /**
- * The gateway has consumed the request stream, so the proxy must send the edited bytes instead.
- * http-proxy's `buffer` option does exactly that; writing in a `proxyReq` handler (HPM's
- * fixRequestBody) breaks once the agent queues requests: the emptied stream ends the upstream
- * request before its socket, and thus the `proxyReq` event, arrives.
+ * One proxy per upstream. The service's answer, problem+json included, passes through unchanged
+ * (status, headers but hop-by-hop ones, body streamed). Failures become problems without host
+ * names or messages (those go to the log): no answer within UPSTREAM_TIMEOUT_MS → 504; refused,
+ * reset, or any other failure to get an answer → 502; a failure once the answer has begun cuts
+ * the connection (the client sees an incomplete answer, not a wrong one).
+ *
+ * The request to the service ends when its client leaves before the answer is complete, as
+ * nginx does by default: a sign-in's whole password check would otherwise run for nobody.
  */
-const sendForwardBody: Plugin = (proxyServer) => {
-  const web = proxyServer.web.bind(proxyServer);
-  proxyServer.web = ((req: http.IncomingMessage, res: http.ServerResponse, options: object) => {
-    const body = forwardBodies.get(req);
-    return web(req, res, body ? { ...options, buffer: Readable.from([body]) } : options);
-  }) as typeof proxyServer.web;
-};
-
-/** HPM's own plugins: the crash guards for socket errors, and `on` handlers. */
-const DEFAULT_PLUGINS_KEPT: Plugin[] = [debugProxyErrorsPlugin, proxyEventsPlugin];
-
-/**
- * The upstream's URL in the shape http-proxy reads (url.parse's), parsed once: given the string,
- * http-proxy parses it again on every request (2 % of the gateway's CPU per proxied request in
- * `npm run bench:gateway-alone -- --profile`).
- */
-function proxyTarget(url: string): { protocol: string; host: string; hostname: string; port: string; path: string } {
-  const parsed = new URL(url);
-  // url.parse gives an IPv6 hostname without its brackets, and http.request wants it so.
-  const hostname = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  return { protocol: parsed.protocol, host: parsed.host, hostname, port: parsed.port, path: parsed.pathname + parsed.search };
-}
-
-/**
- * Ends the request to the service when its client leaves before the answer is complete, as
- * nginx does by default. http-proxy does so only for a client that leaves while still sending
- * its body (`aborted`); one that leaves while the service works had the service finish for
- * nobody: a sign-in's whole password check (its client-gone signal never fired) and a session
- * no one receives. http-proxy reports the reset as `econnreset`, not as an upstream failure.
- */
-function endWithClient(proxyReq: http.ClientRequest, req: http.IncomingMessage, res: http.ServerResponse): void {
-  const end = () => {
-    if (!res.writableFinished) proxyReq.destroy();
-  };
-  if (req.socket.destroyed) end();
-  else res.once('close', end);
-}
-
-/** Sends the request to one upstream and its answer back (http-proxy-middleware, on node:http objects). */
-export type Proxy = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
-
-/**
- * One proxy per upstream. Failures become problems without host names or messages (those go
- * to the log): no answer within UPSTREAM_TIMEOUT_MS → 504; refused, reset, or any other
- * failure to get an answer → 502.
- * Upstream responses, problem+json included, pass through unchanged.
- */
-export function createUpstreamProxies(config: GatewayConfig, urls: UpstreamUrls, agents: UpstreamAgents): Record<string, Proxy> {
-  const timedOut = new WeakSet<http.IncomingMessage>();
+export function createUpstreamProxies(urls: UpstreamUrls, agents: UpstreamAgents): Record<string, Proxy> {
   const proxies: Record<string, Proxy> = {};
   for (const [name, target] of Object.entries(urls)) {
-    proxies[name] = createProxyMiddleware({
-      target: proxyTarget(target),
-      agent: agents[name],
-      proxyTimeout: config.UPSTREAM_TIMEOUT_MS,
-      // The service sees the Host the client used (links it builds name the public host).
-      changeOrigin: false,
-      // Send req.url as is (http-proxy would otherwise re-escape it with url.parse): the path
-      // the service verifies the principal signature against is then the path the gateway signed.
-      toProxy: true,
-      xfwd: false,
-      // Without HPM's logger plugin (it builds a URL per answer to print a line we don't keep) and
-      // its error-response plugin (the `error` handler below answers).
-      ejectPlugins: true,
-      plugins: [...DEFAULT_PLUGINS_KEPT, sendForwardBody],
-      on: {
-        proxyReq: (proxyReq, req, res) => {
-          proxyReq.once('timeout', () => timedOut.add(req));
-          endWithClient(proxyReq, req, res);
-        },
-        // The upstream's Connection and Keep-Alive describe the gateway's pooled socket, not the
-        // client's: a client that sent `Connection: close` gets it back, and the socket closes.
-        proxyRes: (proxyRes, _req, res) => {
-          delete proxyRes.headers['keep-alive'];
-          proxyRes.headers.connection = (res as http.ServerResponse).shouldKeepAlive ? 'keep-alive' : 'close';
-        },
-        error: (err: NodeJS.ErrnoException, req, res) => {
-          const isTimeout = timedOut.has(req) || err.code === 'ETIMEDOUT';
-          const log = requestLog(req);
-          log.error({ upstream: name, errCode: err.code, errMessage: err.message, timedOut: isTimeout }, 'upstream request failed');
-          if (!(res instanceof http.ServerResponse)) return; // a socket (upgrade): nothing to answer
-          if (res.headersSent) {
-            res.destroy();
-            return;
-          }
-          sendProblem(res, isTimeout ? errors.gatewayTimeout() : errors.badGateway(), requestIdOf(req));
-        },
-      },
-    });
+    const pool = agents[name]!;
+    // A base URL with a path (`http://host/prefix`) prefixes every forwarded path.
+    const prefix = new URL(target).pathname.replace(/\/$/, '');
+    proxies[name] = async (upstream, reply) => {
+      const res = reply.raw;
+      const left = new AbortController();
+      const onClose = () => {
+        if (!res.writableFinished) left.abort();
+      };
+      res.once('close', onClose);
+      if (res.destroyed) left.abort();
+      let answer: Awaited<ReturnType<Pool['request']>>;
+      try {
+        answer = await pool.request({
+          method: upstream.method as 'GET',
+          path: prefix + upstream.url,
+          headers: upstream.headers as Record<string, string | string[]>,
+          body: upstream.body ?? null,
+          signal: left.signal,
+        });
+      } catch (err) {
+        res.removeListener('close', onClose);
+        if (left.signal.aborted) {
+          reply.hijack(); // the client left: no one to answer
+          return reply;
+        }
+        const { code, message } = err as { code?: string; message?: string };
+        const timedOut = err instanceof undiciErrors.HeadersTimeoutError;
+        requestLog(reply.request.raw).error({ upstream: name, errCode: code, errMessage: message, timedOut }, 'upstream request failed');
+        throw timedOut ? errors.gatewayTimeout() : errors.badGateway();
+      }
+      // Past this point the close ends the body's stream too (undici destroys it on abort).
+      res.once('finish', () => res.removeListener('close', onClose));
+      const headers: Record<string, string | string[]> = {};
+      for (const [key, value] of Object.entries(answer.headers)) {
+        if (value !== undefined && !NOT_FORWARDED.has(key)) headers[key] = value;
+      }
+      reply.code(answer.statusCode).headers(headers);
+      // No body to send (HEAD, 204, 304): read off what the service sent, so its connection is reused.
+      if (upstream.method === 'HEAD' || answer.statusCode === 204 || answer.statusCode === 304) {
+        await answer.body.dump();
+        return reply.send();
+      }
+      // Returned, not only sent: fastify waits for the stream rather than ending the answer.
+      return reply.send(answer.body);
+    };
   }
   return proxies;
 }

@@ -1,35 +1,63 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import express from 'express';
-import { assertSupportedBody, errors } from '@restgate/shared';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import getRawBody from 'raw-body';
+import { errors, hasBody } from '@restgate/shared';
 import typeis from 'type-is';
 import { ACCESS_TOKEN, countTopLevelKeys, takeAccessTokens, takeJsonAccessToken } from './credentials';
 
 /**
  * Reads the whole body as bytes, whatever it is, so the gateway can find `access_token` in it:
- * 415 for a body that is neither a form nor JSON (before reading it), 413 past `limit`
- * (body-parser errors map onto the catalogue in shared's normalizeError). Compressed bodies are
- * refused (415) rather than inflated: the limit then bounds what the services receive as well.
+ * 415 for a body that is neither a form nor JSON (before reading it), 413 past `limit` (raw-body's
+ * errors map onto the catalogue in shared's normalizeError). Compressed bodies are refused (415)
+ * rather than inflated: the limit then bounds what the services receive as well. A refused body
+ * is read off before the answer, so the client is not cut off while it still sends.
  */
 export function readBody(limit: string): BodyReader {
-  const raw = express.raw({ type: () => true, limit, inflate: false });
-  return (req, res) =>
-    new Promise((resolve, reject) => {
-      assertSupportedBody(req, res, (err?: unknown) => {
-        if (err) return reject(err);
-        raw(req as never, res as never, (err?: unknown) => {
-          if (err) return reject(err);
-          const { body } = req as { body?: unknown };
-          resolve(Buffer.isBuffer(body) ? body : undefined);
-        });
-      });
-    });
+  return async (req) => {
+    if (!hasBody(req)) return undefined;
+    assertSupportedBody(req);
+    const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+    if (encoding !== 'identity') throw errors.unsupportedMediaType();
+    try {
+      return await getRawBody(req, { limit, length: req.headers['content-length'] });
+    } catch (err) {
+      await readOff(req);
+      throw err;
+    }
+  };
 }
 
 /** The request's body as bytes, or undefined when it has none. */
-export type BodyReader = (req: IncomingMessage, res: ServerResponse) => Promise<Buffer | undefined>;
+export type BodyReader = (req: IncomingMessage) => Promise<Buffer | undefined>;
 
-function assertUtf8Json(req: IncomingMessage): void {
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+/** 415 for a body that is neither a form nor JSON (the types the services parse). */
+function assertSupportedBody(req: IncomingMessage): void {
+  if (typeis(req, BODY_TYPES)) return;
+  throw errors.unsupportedMediaType(req.headers['content-type'] ? undefined : NO_CONTENT_TYPE);
+}
+
+/** The 415's detail for a body without a Content-Type. */
+export const NO_CONTENT_TYPE =
+  'The body came without a Content-Type: send Content-Type: application/json (or application/x-www-form-urlencoded).';
+
+const BODY_TYPES = ['application/x-www-form-urlencoded', 'application/json'];
+
+function readOff(req: IncomingMessage): Promise<void> {
+  if (req.complete || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    req.once('end', resolve);
+    req.once('close', resolve);
+    req.resume();
+  });
+}
+
+/** Whether the body's Content-Type is one of `types`. */
+function isType(headers: IncomingHttpHeaders, types: string[]): boolean {
+  const type = headers['content-type'];
+  return type !== undefined && typeis.is(type, types) !== false;
+}
+
+function assertUtf8Json(headers: IncomingHttpHeaders): void {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(headers['content-type'] ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw errors.unsupportedMediaType();
 }
 
@@ -50,22 +78,22 @@ function assertNotJson(raw: Buffer): void {
  * The body to forward without `access_token`, and the tokens it held. Forms are edited as text
  * (other pairs keep their exact bytes); JSON is re-serialized only when it held a token.
  */
-export function stripBodyTokens(req: IncomingMessage, raw: Buffer | undefined): { tokens: string[]; body: Buffer | undefined } {
+export function stripBodyTokens(headers: IncomingHttpHeaders, raw: Buffer | undefined): { tokens: string[]; body: Buffer | undefined } {
   if (!raw || raw.length === 0) return { tokens: [], body: raw };
-  if (typeis(req, ['application/x-www-form-urlencoded'])) {
+  if (isType(headers, ['application/x-www-form-urlencoded'])) {
     // latin1 maps each byte to one char and back, so untouched pairs survive even if not UTF-8.
     assertNotJson(raw);
     const { tokens, rest } = takeAccessTokens(raw.toString('latin1'));
     return { tokens, body: tokens.length ? Buffer.from(rest, 'latin1') : raw };
   }
   // Only JSON is left: assertSupportedBody let nothing else through.
-  const parsed = parseJsonBody(req, raw);
+  const parsed = parseJsonBody(headers, raw);
   const { tokens, rest } = takeJsonAccessToken(parsed);
   return { tokens, body: rest === parsed ? raw : Buffer.from(JSON.stringify(rest), 'utf8') };
 }
 
-function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
-  assertUtf8Json(req);
+function parseJsonBody(headers: IncomingHttpHeaders, raw: Buffer): unknown {
+  assertUtf8Json(headers);
   const text = raw.toString('utf8');
   let parsed: unknown;
   try {
@@ -81,6 +109,6 @@ function parseJsonBody(req: IncomingMessage, raw: Buffer): unknown {
  * On provider routes the body goes to identity untouched, and its JSON parser would keep the
  * last of two `access_token` keys: the gateway refuses such a body here, as on every other route.
  */
-export function assertSingleBodyToken(req: IncomingMessage, raw: Buffer | undefined): void {
-  if (raw && raw.length > 0 && typeis(req, ['application/json'])) parseJsonBody(req, raw);
+export function assertSingleBodyToken(headers: IncomingHttpHeaders, raw: Buffer | undefined): void {
+  if (raw && raw.length > 0 && isType(headers, ['application/json'])) parseJsonBody(headers, raw);
 }

@@ -23,7 +23,7 @@ void runService({
     return {
       app: createApp({ config, logger, routes, upstreams, agents, redis, revocations, metrics }),
       stop: async () => {
-        destroyAgents(agents);
+        await destroyAgents(agents);
         await revocations.close();
         await redis.close();
       },

@@ -2,9 +2,19 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Joi from 'joi';
-import { createHttpApp, createLogger, defineRoute, listen, listingQuerySchema, type RouteDef, type RunningServer } from '@restgate/shared';
+import {
+  createHttpApp,
+  createLogger,
+  createMetrics,
+  defineRoute,
+  listen,
+  listingQuerySchema,
+  type RouteDef,
+  type RunningServer,
+} from '@restgate/shared';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
-import { createDocsRouter, type DocsPolicyRow } from '../src/docs';
+import { asListener, gatewayFastify } from '../src/app';
+import { mountDocs, type DocsPolicyRow } from '../src/docs';
 
 /**
  * `/docs` in a real browser: Debian's Chromium, driven by scripts/check-docs-page.cjs (the same
@@ -60,12 +70,10 @@ describe('GET /docs in headless Chromium', () => {
   beforeAll(async () => {
     if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
     service = await listen(createHttpApp({ logger, routes, principalSecret: TEST_PRINCIPAL_SECRET, name: 'widgets' }), 0, '127.0.0.1');
-    const app = createHttpApp({
-      logger,
-      parseBodies: false,
-      configure: (a) => a.use(createDocsRouter({ upstreams: { widgets: service.url }, policy, logger })),
-    });
-    gateway = await listen(app, 0, '127.0.0.1');
+    // The gateway's fastify bootstrap with only the docs on it.
+    const app = gatewayFastify({ logger, redact: (url) => url, metrics: createMetrics() });
+    mountDocs(app, { upstreams: { widgets: service.url }, policy, logger });
+    gateway = await listen(asListener(app, logger), 0, '127.0.0.1');
   });
 
   afterAll(async () => {

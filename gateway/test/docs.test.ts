@@ -5,6 +5,7 @@ import {
   buildOpenApiPart,
   createHttpApp,
   createLogger,
+  createMetrics,
   defineRoute,
   listen,
   listingQuerySchema,
@@ -14,10 +15,18 @@ import {
   type RunningServer,
 } from '@restgate/shared';
 import { TEST_PRINCIPAL_SECRET, validateOpenApiDocument } from '@restgate/shared/testing';
-import { createDocsRouter, mergeOpenApi, type DocsPolicyRow } from '../src/docs';
+import { asListener, gatewayFastify } from '../src/app';
+import { mountDocs, mergeOpenApi, type DocsPolicyRow, type DocsRouterOptions } from '../src/docs';
 import { POLICY_ROWS } from './support/routes';
 
 const logger = createLogger({ name: 'docs-test', level: 'silent' });
+
+/** The gateway's fastify bootstrap (ids, security headers, problem+json) with only the docs on it. */
+function docsApp(options: DocsRouterOptions) {
+  const app = gatewayFastify({ logger, redact: (url) => url, metrics: createMetrics() });
+  mountDocs(app, options);
+  return asListener(app, logger);
+}
 const ok = async () => ({ status: 200 });
 const view = Joi.object({ id: Joi.string(), title: Joi.string().example('Hello') });
 
@@ -160,13 +169,8 @@ describe('GET /openapi.json', () => {
   let articles: RunningServer;
 
   const serviceApp = (routes: RouteDef[], name: string) => createHttpApp({ logger, routes, principalSecret: TEST_PRINCIPAL_SECRET, name });
-  /** A gateway-like app: the shared bootstrap with the docs router mounted as the gateway mounts it. */
-  const gatewayApp = (upstreams: Record<string, string>, cacheMs = 0) =>
-    createHttpApp({
-      logger,
-      parseBodies: false,
-      configure: (app) => app.use(createDocsRouter({ upstreams, policy, logger, timeoutMs: 2_000, cacheMs })),
-    });
+  /** A gateway-like app: the gateway's fastify bootstrap with the docs mounted as the gateway mounts them. */
+  const gatewayApp = (upstreams: Record<string, string>, cacheMs = 0) => docsApp({ upstreams, policy, logger, timeoutMs: 2_000, cacheMs });
   const closedPortUrl = async () => {
     const server = await listen(express(), 0, '127.0.0.1');
     await server.stop();
@@ -223,11 +227,7 @@ describe('GET /openapi.json', () => {
 });
 
 describe('GET /docs', () => {
-  const app = createHttpApp({
-    logger,
-    parseBodies: false,
-    configure: (a) => a.use(createDocsRouter({ upstreams: {}, policy, logger })),
-  });
+  const app = docsApp({ upstreams: {}, policy, logger });
 
   test('when the page is asked for, then it is HTML that loads Swagger UI from this origin under a strict CSP', async () => {
     const res = await request(app).get('/docs');

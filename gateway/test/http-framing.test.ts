@@ -1,6 +1,6 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type http from 'node:http';
+import http from 'node:http';
 import { startGateway, type TestGateway } from './support/gateway';
 import { startUpstream, type TestUpstream } from './support/upstream';
 
@@ -11,7 +11,7 @@ let server: http.Server;
 beforeAll(async () => {
   upstream = await startUpstream();
   gateway = startGateway({ IDENTITY_URL: upstream.url, ARTICLES_URL: upstream.url });
-  server = gateway.app.listen(0, '127.0.0.1');
+  server = http.createServer(gateway.app).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
 });
 
@@ -52,5 +52,23 @@ describe('the request line and its connection', () => {
     expect(answer).toMatch(/\r\nconnection: close\r\n/i);
     expect(answer).not.toMatch(/\r\nkeep-alive:/i);
     expect(upstream.received.length).toBe(before + 1);
+  });
+
+  test('when the path has a malformed %-escape, then it is the 404 problem of an unknown path with a request id, and the gateway serves on', async () => {
+    const answer = await raw('GET /articles/%E0%A4%A HTTP/1.1\r\nHost: example.test\r\nConnection: close\r\n\r\n');
+    const next = await raw('GET /articles HTTP/1.1\r\nHost: example.test\r\nConnection: close\r\n\r\n');
+
+    expect(answer).toMatch(/^HTTP\/1\.1 404 /);
+    expect(answer).toMatch(/\r\nx-request-id: \S+\r\n/i);
+    expect(answer).toContain('"code":"route_not_found"');
+    expect(next).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  test('when the method is QUERY, which no route takes, then a known path is the 405 problem with Allow', async () => {
+    const answer = await raw('QUERY /articles HTTP/1.1\r\nHost: example.test\r\nConnection: close\r\n\r\n');
+
+    expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(answer).toMatch(/\r\nallow: [A-Z, ]+\r\n/i);
+    expect(answer).toContain('"code":"method_not_allowed"');
   });
 });

@@ -1,7 +1,17 @@
 import { routeKey } from '@restgate/shared';
 import { defineSpec } from '@restgate/shared';
-import { createPolicyMatcher, effectivePolicy, policyRowsFrom, unknownOverrides, type PolicyRow } from '../src/policy';
+import { createPolicyLookup, effectivePolicy, policyRowsFrom, unknownOverrides, type PolicyRow } from '../src/policy';
 import { POLICY_ROWS, ROUTED_SERVICES } from './support/routes';
+
+/** The row, or the lookup's refusal thrown (so the assertions read as the 404/405 a client gets). */
+function createPolicyMatcher(rows: readonly PolicyRow[]): (method: string, path: string) => PolicyRow {
+  const lookup = createPolicyLookup(rows);
+  return (method, path) => {
+    const row = lookup.find(method, path);
+    if (!row) throw lookup.refusal(method, path);
+    return row;
+  };
+}
 
 const matchRoute = createPolicyMatcher(POLICY_ROWS);
 
@@ -68,7 +78,7 @@ describe('policyRowsFrom', () => {
   });
 });
 
-describe('createPolicyMatcher', () => {
+describe('createPolicyLookup', () => {
   test('a literal segment wins over a parameter, whatever the row order', () => {
     const rows: PolicyRow[] = [
       { method: 'get', path: '/things/:id', level: 'public', upstream: 'articles' },

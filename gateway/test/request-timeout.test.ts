@@ -1,14 +1,14 @@
 import net from 'node:net';
+import express from 'express';
 import { createLogger, createHttpApp, listen, type RunningServer } from '@restgate/shared';
 
 /** Every process listens through the shared `listen`: a slow request is cut with a 408. */
 describe('REQUEST_TIMEOUT_MS', () => {
   let running: RunningServer;
   beforeAll(async () => {
-    const app = createHttpApp({
-      logger: createLogger({ name: 'timeout-test', level: 'silent' }),
-      configure: (a) => a.post('/echo', (req, res) => res.json(req.body)),
-    });
+    const app = express();
+    app.post('/echo', express.json(), (req, res) => res.json(req.body));
+    app.use(createHttpApp({ logger: createLogger({ name: 'timeout-test', level: 'silent' }) }));
     running = await listen(app, 0, '127.0.0.1', { requestTimeoutMs: 1_000 });
   });
   afterAll(() => running.stop(1_000));

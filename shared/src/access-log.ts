@@ -56,26 +56,37 @@ export function requestContext(req: IncomingMessage): { id: string; log: Logger 
  * No child logger and no request serializer per request: the completion line is built from the
  * few fields above, because this runs on every proxied request and its cost is the gateway's.
  */
-export function accessLog({ logger, redactUrl, ignore }: AccessLogOptions): RequestHandler {
+export function accessLog(options: AccessLogOptions): RequestHandler {
+  const track = requestTracker(options);
+  return (req: Request, res: Response, next: NextFunction) => {
+    track(req, res);
+    next();
+  };
+}
+
+/**
+ * accessLog's work on node:http objects, for an app that is not Express (the gateway): call it
+ * first for every request.
+ */
+export function requestTracker({ logger, redactUrl, ignore }: AccessLogOptions): (req: IncomingMessage, res: ServerResponse) => void {
   // The completion line holds only the fields below, the URL already redacted: the logger's
   // redaction paths would find nothing in it, and walking them is work on every line for nothing.
   const lines = logger.child({}, { redact: { paths: [] } });
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req, res) => {
     const id = requestIdFor(req, res);
     states.set(req, { id, logger });
-    if (!ignore(req)) {
-      const started = performance.now();
-      // The URL as it came: routers and the gateway rewrite req.url on the way.
-      const url = req.url;
-      const done = () => {
-        res.removeListener('finish', done);
-        res.removeListener('close', done);
-        completionLine(lines, res, { id, method: req.method, url: redactUrl(url) }, performance.now() - started);
-      };
-      res.on('finish', done);
-      res.on('close', done);
-    }
-    next();
+    if (ignore(req)) return;
+    const started = performance.now();
+    // The URL as it came: routers and the gateway rewrite req.url on the way.
+    const url = req.url ?? '/';
+    const method = req.method ?? 'GET';
+    const done = () => {
+      res.removeListener('finish', done);
+      res.removeListener('close', done);
+      completionLine(lines, res, { id, method, url: redactUrl(url) }, performance.now() - started);
+    };
+    res.on('finish', done);
+    res.on('close', done);
   };
 }
 

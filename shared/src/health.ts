@@ -12,8 +12,13 @@ const CHECK_TIMEOUT_MS = 1_500;
 const stoppingApps = new WeakSet<object>();
 
 /** Makes `/ready` of `app` answer 503 `stopping` from now on (called when a graceful stop begins). */
-export function markStopping(app: Express): void {
+export function markStopping(app: object): void {
   stoppingApps.add(app);
+}
+
+/** Whether a graceful stop of `app` has begun (markStopping). */
+export function isStopping(app: object): boolean {
+  return stoppingApps.has(app);
 }
 
 async function runCheck(check: ReadinessCheck): Promise<'up' | 'down'> {
@@ -41,11 +46,17 @@ export function mountHealth(app: Express, checks: ReadinessCheck[]): void {
     res.json({ status: 'ok' });
   });
   app.get('/ready', async (req, res) => {
-    const results = await Promise.all(checks.map(async (c) => [c.name, await runCheck(c)] as const));
-    const stopping = stoppingApps.has(req.app);
-    const ready = !stopping && results.every(([, state]) => state === 'up');
-    res
-      .status(ready ? 200 : 503)
-      .json({ status: stopping ? 'stopping' : ready ? 'ready' : 'unready', checks: Object.fromEntries(results) });
+    const { ready, body } = await readiness(checks, stoppingApps.has(req.app));
+    res.status(ready ? 200 : 503).json(body);
   });
+}
+
+/** What `/ready` answers: 200 with `ready` when every check is up, else 503 with `unready`, or `stopping`. */
+export async function readiness(
+  checks: readonly ReadinessCheck[],
+  stopping: boolean,
+): Promise<{ ready: boolean; body: { status: string; checks: Record<string, 'up' | 'down'> } }> {
+  const results = await Promise.all(checks.map(async (c) => [c.name, await runCheck(c)] as const));
+  const ready = !stopping && results.every(([, state]) => state === 'up');
+  return { ready, body: { status: stopping ? 'stopping' : ready ? 'ready' : 'unready', checks: Object.fromEntries(results) } };
 }

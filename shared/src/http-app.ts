@@ -8,7 +8,7 @@ import { errors } from './errors';
 import { mountHealth, type ReadinessCheck } from './health';
 import { createMetrics, httpMetrics, mayReadMetrics, type Metrics, type MetricsAccess } from './metrics';
 import { buildOpenApiPart, type OpenApiDocument } from './openapi';
-import { answerError, problemHandler } from './problem';
+import { problemHandler } from './problem';
 import { mountRoutes, type RouteDef } from './routes';
 
 export interface HttpAppOptions {
@@ -22,37 +22,21 @@ export interface HttpAppOptions {
   /** Secret to verify the gateway's principal header; required with `routes`. */
   principalSecret?: string;
   bodyLimit?: string;
-  /** False for the gateway, which forwards bodies untouched. */
+  /** False for an app that reads no request body (the mailer has no routes that take one). */
   parseBodies?: boolean;
-  /** Extra middleware and routes, mounted after the route table and before the 404. */
-  configure?: (app: Express) => void;
   /** Where the app's series go (the one `runService` hands to `start`); default: a fresh set. */
   metrics?: Metrics;
   /** Who may read `GET /metrics`; default `'open'` (services are reachable on the internal network only). */
   metricsAccess?: MetricsAccess;
-  /** Routes whose `secretParams` the access log hides; default `routes` (the gateway passes its policy table's specs). */
-  secretRoutes?: readonly SecretRoute[];
-  /** Requests served by plain node:http handlers instead of Express (the gateway's proxied routes). */
-  lane?: Lane;
-}
-
-/**
- * A part of an app that serves its requests without Express. Express 5 costs ~120 µs of CPU per
- * request before the first middleware runs (it swaps the prototypes of the request and the
- * response, and builds the router's state), as much as a whole bare node:http proxy
- * (docs/benchmarks.md): the gateway's proxied routes, most of its traffic, go around it.
- * They get the same request id, access line, HTTP series and security headers, and their errors
- * the same problem answers.
- */
-export interface Lane {
-  /** Whether `serve` takes the request: decided from its method and URL, before anything else runs. */
-  claims(req: IncomingMessage): boolean;
-  /** Answers the request; what it throws or rejects with is answered as a problem, as in Express. */
-  serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
 /** What the access log needs of a route to hide the credentials in its path. */
 export type SecretRoute = Pick<RouteDef, 'path' | 'secretParams'>;
+
+/** Health probes and scrapes: no access line for them. */
+export function isOperationsRequest(req: IncomingMessage): boolean {
+  return req.url === '/health' || req.url === '/ready' || req.url === '/metrics';
+}
 
 /** Paths the bootstrap answers itself, before any route table or proxy sees them. */
 export const OPERATIONS_PATHS = ['/health', '/ready', '/metrics'] as const;
@@ -82,22 +66,11 @@ export function assertSupportedBody(req: IncomingMessage, _res: ServerResponse, 
  */
 export function createHttpApp(options: HttpAppOptions): Express {
   const metrics = options.metrics ?? createMetrics();
-  const redact = urlRedactor(options.secretRoutes ?? options.routes ?? []);
+  const redact = urlRedactor(options.routes ?? []);
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  // What every request goes through first, in Express or in the lane; each step is synchronous.
-  const prelude = [
-    accessLog({
-      logger: options.logger,
-      redactUrl: redact,
-      ignore: (req) => req.url === '/health' || req.url === '/ready' || req.url === '/metrics',
-    }),
-    httpMetrics(metrics),
-    securityHeaders(),
-  ];
-  app.use(...prelude);
-  if (options.lane) serveLane(app, options.lane, prelude, answerError(options.logger, redact));
+  app.use(accessLog({ logger: options.logger, redactUrl: redact, ignore: isOperationsRequest }), httpMetrics(metrics), securityHeaders());
   mountHealth(app, options.readiness ?? []);
   mountMetrics(app, metrics, options.metricsAccess ?? 'open');
   // Other methods on these paths stop here too: nothing after (a route table, the gateway's proxy) sees them.
@@ -113,40 +86,10 @@ export function createHttpApp(options: HttpAppOptions): Express {
     mountOpenApi(app, options.routes, options.name);
     mountRoutes(app, options.routes, { principalSecret: options.principalSecret });
   }
-  options.configure?.(app);
   app.use((req, _res, next) => next(errors.routeNotFound(req.method, redact(req.path))));
   app.use(problemHandler(options.logger, redact));
   return app;
 }
-
-/**
- * Puts `lane` in front of Express: `app` (and so `app.listen`, supertest, a server built on it)
- * hands the requests the lane claims to it, the others to Express. An Express app is a function
- * that calls `app.handle`; that is the one place every request passes.
- */
-function serveLane(app: Express, lane: Lane, prelude: RequestHandler[], answer: ReturnType<typeof answerError>): void {
-  const viaExpress = (app as unknown as { handle: Handle }).handle.bind(app);
-  (app as unknown as { handle: Handle }).handle = (req, res, done) => {
-    if (!lane.claims(req)) return viaExpress(req, res, done);
-    const fail = (err: unknown) => answer(err, req, res);
-    try {
-      for (const step of prelude) step(req as never, res as never, rethrowNext);
-    } catch (err) {
-      return fail(err);
-    }
-    lane.serve(req, res).catch(fail);
-  };
-}
-
-/**
- * `next` for a connect-style middleware run outside a router, one that calls it synchronously:
- * its error is thrown to the caller.
- */
-export const rethrowNext = (err?: unknown): void => {
-  if (err !== undefined) throw err;
-};
-
-type Handle = (req: IncomingMessage, res: ServerResponse, done?: (err?: unknown) => void) => void;
 
 /**
  * helmet's headers, worked out once: with its defaults they are the same on every response, and
@@ -154,6 +97,15 @@ type Handle = (req: IncomingMessage, res: ServerResponse, done?: (err?: unknown)
  * proxied request in an A/B run (docs/benchmarks.md). helmet still decides what they are.
  */
 export function securityHeaders(): RequestHandler {
+  const entries = securityHeaderEntries();
+  return (_req, res, next) => {
+    for (const [name, value] of entries) res.setHeader(name, value);
+    next();
+  };
+}
+
+/** The headers securityHeaders sets, as helmet's defaults decide them: for apps that are not Express (the gateway). */
+export function securityHeaderEntries(): ReadonlyArray<readonly [string, string | number | readonly string[]]> {
   const headers = new Map<string, string | number | readonly string[]>();
   const recorder = {
     setHeader: (name: string, value: string | number | readonly string[]) => headers.set(name, value),
@@ -162,11 +114,7 @@ export function securityHeaders(): RequestHandler {
   let ran = false;
   helmet()({} as IncomingMessage, recorder as unknown as ServerResponse, () => (ran = true));
   if (!ran) throw new Error('helmet did not finish synchronously: its headers cannot be worked out once');
-  const entries = [...headers];
-  return (_req, res, next) => {
-    for (const [name, value] of entries) res.setHeader(name, value);
-    next();
-  };
+  return [...headers];
 }
 
 /** `GET /metrics` in the Prometheus text format, for callers `access` lets in; a 404 for the rest. */

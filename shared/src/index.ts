@@ -29,20 +29,11 @@ export {
   type RouteSpec,
   type ServiceApi,
 } from './routes';
-export { sendProblem } from './problem';
+export { errorExplainer, PROBLEM_CONTENT_TYPE, sendProblem, toProblem } from './problem';
 export { REQUEST_ID_HEADER } from './request-id';
-export { requestIdOf, requestLog } from './access-log';
-export { type ReadinessCheck } from './health';
-export {
-  createHttpApp,
-  assertSupportedBody,
-  hasBody,
-  OPERATIONS_PATHS,
-  rethrowNext,
-  urlRedactor,
-  type Lane,
-  type SecretRoute,
-} from './http-app';
+export { requestIdOf, requestLog, requestTracker } from './access-log';
+export { isStopping, readiness, type ReadinessCheck } from './health';
+export { createHttpApp, assertSupportedBody, hasBody, isOperationsRequest, OPERATIONS_PATHS, securityHeaderEntries, urlRedactor, type SecretRoute } from './http-app';
 export { listen, type RunningServer } from './server';
 export { createMongo, isDuplicateKeyError, parseObjectId, retryUntil, type MongoHandle } from './mongo';
 export { runService } from './service';
@@ -66,7 +57,7 @@ export {
   type OpenApiDocument,
   type OpenApiOperation,
 } from './openapi';
-export { createMetrics, labelRoute, type Metrics, type MetricsAccess } from './metrics';
+export { createMetrics, httpObserver, labelRoute, mayReadMetrics, type Metrics, type MetricsAccess } from './metrics';
 export { parseAuthorization, singleCredential, type Authorization, type PresentedToken } from './credentials';
 export { createRedis, type RedisHandle } from './redis';
 export { createRevocationList, recordRevocations, revocationKey, type RevocationList } from './revocations';

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import {
@@ -78,11 +78,11 @@ export function labelRoute(req: IncomingMessage, pattern: string): void {
   routeLabels.set(req, pattern);
 }
 
-function routeOf(req: Request): string {
+function routeOf(req: IncomingMessage & { route?: unknown; baseUrl?: string }): string {
   const explicit = routeLabels.get(req);
   if (explicit) return explicit;
   const path = (req.route as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' ? `${req.baseUrl}${path}` : UNMATCHED_ROUTE;
+  return typeof path === 'string' ? `${req.baseUrl ?? ''}${path}` : UNMATCHED_ROUTE;
 }
 
 /**
@@ -91,6 +91,15 @@ function routeOf(req: Request): string {
  * closed request"), so aborted requests stay visible.
  */
 export function httpMetrics(metrics: Metrics): RequestHandler {
+  const observe = httpObserver(metrics);
+  return (req: Request, res: Response, next: NextFunction) => {
+    observe(req, res);
+    next();
+  };
+}
+
+/** httpMetrics' work on node:http objects, for an app that is not Express (the gateway). */
+export function httpObserver(metrics: Metrics): (req: IncomingMessage, res: ServerResponse) => void {
   const labelNames = ['method', 'route', 'status'] as const;
   const duration = metrics.histogram({
     name: 'http_request_duration_seconds',
@@ -110,18 +119,17 @@ export function httpMetrics(metrics: Metrics): RequestHandler {
       for (const { labels, value } of counts) this.inc(labels, value);
     },
   });
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req, res) => {
     const started = process.hrtime.bigint();
     let recorded = false;
     const record = () => {
       if (recorded) return;
       recorded = true;
-      const labels = { method: req.method, route: routeOf(req), status: String(res.writableFinished ? res.statusCode : 499) };
+      const labels = { method: req.method ?? 'GET', route: routeOf(req), status: String(res.writableFinished ? res.statusCode : 499) };
       duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     };
     res.once('finish', record);
     res.once('close', record);
-    next();
   };
 }
 

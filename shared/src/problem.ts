@@ -69,22 +69,34 @@ export function normalizeError(err: unknown): AppError {
  * (createHttpApp passes the access log's redaction, so a token in a path is not sent back).
  */
 export function answerError(logger: Logger, shownPath: (path: string) => string = (path) => path): (err: unknown, req: IncomingMessage, res: ServerResponse) => void {
-  const logExpected = expectedRefusalLog(logger);
+  const explain = errorExplainer(logger, shownPath);
   return (err, req, res) => {
-    // Express decodes path parameters and throws URIError on a malformed %-escape: no resource
-    // has such a name, so it is the 404 of any unknown path, not a server error.
-    const appError = err instanceof URIError ? errors.routeNotFound(req.method ?? 'GET', shownPath(pathOf(req.url))) : normalizeError(err);
-    const context = requestContext(req);
-    const log = context?.log ?? logger;
-    if (appError.expected) logExpected(log, appError);
-    else if (!appError.isOperational || appError.status >= 500) {
-      log.error({ err: appError.cause ?? err, code: appError.code }, 'request failed');
-    }
+    const appError = explain(err, req);
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    sendProblem(res, appError, context?.id);
+    sendProblem(res, appError, requestContext(req)?.id);
+  };
+}
+
+/**
+ * answerError's decision without the answer, for an app that writes its own (the gateway's
+ * fastify reply): the catalogue error for what was thrown, logged once with the request id when
+ * it is unexpected, and rate-limited at warn when it is an expected refusal.
+ */
+export function errorExplainer(logger: Logger, shownPath: (path: string) => string = (path) => path): (err: unknown, req: IncomingMessage) => AppError {
+  const logExpected = expectedRefusalLog(logger);
+  return (err, req) => {
+    // Express decodes path parameters and throws URIError on a malformed %-escape: no resource
+    // has such a name, so it is the 404 of any unknown path, not a server error.
+    const appError = err instanceof URIError ? errors.routeNotFound(req.method ?? 'GET', shownPath(pathOf(req.url))) : normalizeError(err);
+    const log = requestContext(req)?.log ?? logger;
+    if (appError.expected) logExpected(log, appError);
+    else if (!appError.isOperational || appError.status >= 500) {
+      log.error({ err: appError.cause ?? err, code: appError.code }, 'request failed');
+    }
+    return appError;
   };
 }
 

@@ -1,6 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { markStopping } from './health';
 
@@ -29,7 +29,7 @@ export interface ListenLimits {
 }
 
 /** Listens and resolves once the port is bound. Keep-alive outlives the gateway's idle sockets. */
-export function listen(app: Express, port: number, host: string, limits: ListenLimits = {}): Promise<RunningServer> {
+export function listen(app: RequestListener, port: number, host: string, limits: ListenLimits = {}): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const requestTimeout = limits.requestTimeoutMs ?? 30_000;
     // Node's default is 300 s: a slow body would hold a socket (and a slot) for minutes.

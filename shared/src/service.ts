@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import type Joi from 'joi';
 import { ConfigError, loadConfig, type BaseConfig } from './config';
 import { createLogger, type Logger } from './logger';
@@ -7,7 +7,7 @@ import { findUnsafeSettings } from './production-checks';
 import { listen, stopOnSignals, type RunningServer } from './server';
 
 export interface ServiceParts {
-  app: Express;
+  app: RequestListener;
   /** Closes what the service opened (database, broker), after the HTTP server has stopped. */
   stop?: () => Promise<void>;
 }

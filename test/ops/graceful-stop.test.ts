@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
+import express from 'express';
 import request from 'supertest';
 import { createHttpApp, createLogger, listen, type RunningServer } from '@restgate/shared';
 import { markStopping } from '@restgate/shared/testing';
@@ -13,15 +14,13 @@ function slowService(): { start: () => Promise<RunningServer>; arrived: Promise<
     markArrived = resolve;
   });
   let answer: (() => void) | undefined;
-  const app = createHttpApp({
-    logger: silent,
-    configure: (a) => {
-      a.get('/slow', (_req, res) => {
-        answer = () => res.json({ done: true });
-        markArrived();
-      });
-    },
+  // The slow route in front of the shared bootstrap (which ends in its 404).
+  const app = express();
+  app.get('/slow', (_req, res) => {
+    answer = () => res.json({ done: true });
+    markArrived();
   });
+  app.use(createHttpApp({ logger: silent }));
   return { start: () => listen(app, 0, '127.0.0.1'), arrived, release: () => answer?.() };
 }
 

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Response, Router } from 'express';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /**
  * `GET /docs`: Swagger UI from the `swagger-ui-dist` package, served by the gateway itself (no
@@ -65,21 +66,23 @@ const INIT_SCRIPT = `window.addEventListener('load', function () {
 });
 `;
 
-function withDocsHeaders(res: Response, type: string): Response {
-  return res.set({ 'Content-Security-Policy': DOCS_CSP, 'Content-Type': type, 'X-Content-Type-Options': 'nosniff' });
+function withDocsHeaders(reply: FastifyReply, type: string): FastifyReply {
+  return reply.headers({ 'Content-Security-Policy': DOCS_CSP, 'Content-Type': type, 'X-Content-Type-Options': 'nosniff' });
 }
 
-/** Mounts `GET /docs` and its assets on `router`. */
-export function mountDocsPage(router: Router): void {
-  router.get('/docs', (_req, res) => {
-    withDocsHeaders(res, 'text/html; charset=utf-8').set('Cache-Control', 'no-cache').send(PAGE);
-  });
-  router.get(`${DOCS_ASSET_PATH}/docs-init.js`, (_req, res) => {
-    withDocsHeaders(res, 'text/javascript; charset=utf-8').set('Cache-Control', 'no-cache').send(INIT_SCRIPT);
-  });
+/** Mounts `GET /docs` and its assets on `app`; the package's files are read once, on first request. */
+export function mountDocsPage(app: FastifyInstance): void {
+  app.get('/docs', async (_request, reply) =>
+    withDocsHeaders(reply, 'text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(PAGE),
+  );
+  app.get(`${DOCS_ASSET_PATH}/docs-init.js`, async (_request, reply) =>
+    withDocsHeaders(reply, 'text/javascript; charset=utf-8').header('Cache-Control', 'no-cache').send(INIT_SCRIPT),
+  );
   for (const [file, type] of Object.entries(PACKAGE_ASSETS)) {
-    router.get(`${DOCS_ASSET_PATH}/${file}`, (_req, res, next) => {
-      withDocsHeaders(res, type).sendFile(path.join(SWAGGER_UI_DIR, file), { maxAge: '1h' }, (err) => err && next(err));
+    let bytes: Buffer | undefined;
+    app.get(`${DOCS_ASSET_PATH}/${file}`, async (_request, reply) => {
+      bytes ??= readFileSync(path.join(SWAGGER_UI_DIR, file));
+      return withDocsHeaders(reply, type).header('Cache-Control', 'public, max-age=3600').send(bytes);
     });
   }
 }

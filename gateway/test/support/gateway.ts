@@ -1,7 +1,6 @@
 import { createLogger, loadConfig, type Logger } from '@restgate/shared';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
-import type { Express } from 'express';
-import { createApp } from '../../src/app';
+import { createApp, type GatewayApp } from '../../src/app';
 import { gatewayConfigSchema, type GatewayConfig } from '../../src/config';
 import type { PolicyRow } from '../../src/policy';
 import { createAgents, destroyAgents, upstreamUrls } from '../../src/proxy';
@@ -9,7 +8,7 @@ import { POLICY_ROWS, ROUTED_SERVICES } from './routes';
 import { TEST_JWT_SECRET, TEST_MASTER_KEY } from './tokens';
 
 export interface TestGateway {
-  app: Express;
+  app: GatewayApp;
   config: GatewayConfig;
   close(): void;
 }
@@ -35,5 +34,5 @@ export function startGateway(
   });
   const upstreams = upstreamUrls(config, ROUTED_SERVICES);
   const agents = createAgents(config, upstreams);
-  return { app: createApp({ config, logger, routes, upstreams, agents }), config, close: () => destroyAgents(agents) };
+  return { app: createApp({ config, logger, routes, upstreams, agents }), config, close: () => void destroyAgents(agents) };
 }

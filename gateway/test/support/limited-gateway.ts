@@ -1,15 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger, createMetrics, createRedis, loadConfig, type Metrics, type RedisHandle } from '@restgate/shared';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
-import type { Express } from 'express';
-import { createApp } from '../../src/app';
+import { createApp, type GatewayApp } from '../../src/app';
 import { gatewayConfigSchema, type GatewayConfig } from '../../src/config';
 import { createAgents, destroyAgents, upstreamUrls } from '../../src/proxy';
 import { POLICY_ROWS, ROUTED_SERVICES } from './routes';
 import { TEST_JWT_SECRET, TEST_MASTER_KEY } from './tokens';
 
 export interface LimitedGateway {
-  app: Express;
+  app: GatewayApp;
   config: GatewayConfig;
   metrics: Metrics;
   redis: RedisHandle;
@@ -42,7 +41,7 @@ export async function startLimitedGateway(env: Record<string, string>): Promise<
     metrics,
     redis,
     async close() {
-      destroyAgents(agents);
+      await destroyAgents(agents);
       await redis.close();
     },
   };
