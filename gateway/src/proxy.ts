@@ -57,6 +57,45 @@ export function upstreamReadiness(urls: UpstreamUrls): ReadinessCheck[] {
  */
 const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'upgrade', 'trailer']);
 
+/** Methods a retry can't make do twice what the client asked once (RFC 9110 §9.2.1). */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** One try and two more: the second connection may still go to the replica that just died. */
+const SAFE_ATTEMPTS = 3;
+/**
+ * The connection failed, or closed before the answer's headers (undici's own errors, and the
+ * system's for a replica that is gone or not listening): no answer was begun.
+ */
+const CONNECTION_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_CLOSED',
+]);
+
+type PoolRequest = Parameters<Pool['request']>[0];
+
+async function requestWithRetries(
+  pool: Pool,
+  request: PoolRequest & { signal: AbortSignal },
+  attempts: number,
+  onRetry: (err: unknown) => void,
+): Promise<Awaited<ReturnType<Pool['request']>>> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await pool.request(request);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (attempt >= attempts || request.signal.aborted || !code || !CONNECTION_FAILURES.has(code)) throw err;
+      onRetry(err);
+    }
+  }
+}
+
 /** Sends the rewritten request to one upstream and its answer back to the client. */
 export type Proxy = (upstream: UpstreamRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
@@ -69,6 +108,12 @@ export type Proxy = (upstream: UpstreamRequest, reply: FastifyReply) => Promise<
  *
  * The request to the service ends when its client leaves before the answer is complete, as
  * nginx does by default: a sign-in's whole password check would otherwise run for nobody.
+ *
+ * A safe request (GET, HEAD, OPTIONS) whose connection fails before any answer is sent again, on
+ * another connection (another replica, when the service runs several), up to SAFE_ATTEMPTS in
+ * all: a replica that dies or stops with a request in flight must not cost the client an error
+ * it could not have caused. A request that may change something is never sent twice; a timeout
+ * is not retried either (the service is slow, not gone: a second try would only add load).
  */
 export function createUpstreamProxies(urls: UpstreamUrls, agents: UpstreamAgents): Record<string, Proxy> {
   const proxies: Record<string, Proxy> = {};
@@ -84,15 +129,19 @@ export function createUpstreamProxies(urls: UpstreamUrls, agents: UpstreamAgents
       };
       res.once('close', onClose);
       if (res.destroyed) left.abort();
+      const request = {
+        method: upstream.method as 'GET',
+        path: prefix + upstream.url,
+        headers: upstream.headers as Record<string, string | string[]>,
+        body: upstream.body ?? null,
+        signal: left.signal,
+      };
+      const attempts = SAFE_METHODS.has(upstream.method) ? SAFE_ATTEMPTS : 1;
       let answer: Awaited<ReturnType<Pool['request']>>;
       try {
-        answer = await pool.request({
-          method: upstream.method as 'GET',
-          path: prefix + upstream.url,
-          headers: upstream.headers as Record<string, string | string[]>,
-          body: upstream.body ?? null,
-          signal: left.signal,
-        });
+        answer = await requestWithRetries(pool, request, attempts, (err) =>
+          requestLog(reply.request.raw).warn({ upstream: name, errCode: (err as { code?: string }).code }, 'upstream connection failed; sending again'),
+        );
       } catch (err) {
         res.removeListener('close', onClose);
         if (left.signal.aborted) {

@@ -81,6 +81,50 @@ describe('upstream failures', () => {
     });
   });
 
+  test('when the connection dies before an answer, then a GET is sent again and answered, a POST is 502 and sent once', async () => {
+    // Like a replica SIGKILLed with the request in flight: the first try of each request loses
+    // its connection, the next one (a replica still up) answers.
+    const tries = new Map<string, number>();
+    const dying = await startUpstream((received, res) => {
+      const key = `${received.method} ${received.url}`;
+      const n = (tries.get(key) ?? 0) + 1;
+      tries.set(key, n);
+      if (n === 1) {
+        res.socket?.destroy();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ try: n }));
+    });
+    try {
+      await withGateway({ ARTICLES_URL: dying.url }, async (gateway) => {
+        const get = await request(gateway.app).get('/articles/0123456789abcdef01234567');
+        const post = await request(gateway.app).post('/articles').set('Authorization', `Bearer ${aUserToken()}`).send({ title: 'x' });
+
+        expect(get.status).toBe(200);
+        expect(get.body).toEqual({ try: 2 });
+        expect(post.status).toBe(502);
+        expect(post.body).toMatchObject({ status: 502, code: 'bad_gateway' });
+        expect(dying.received.map((r) => r.method)).toEqual(['GET', 'GET', 'POST']);
+      });
+    } finally {
+      await dying.close();
+    }
+  });
+
+  test('when every try of a GET loses its connection, then 502 after three tries', async () => {
+    const dead = await startUpstream((_received, res) => res.socket?.destroy());
+    try {
+      await withGateway({ ARTICLES_URL: dead.url }, async (gateway) => {
+        const res = await request(gateway.app).get('/articles/0123456789abcdef01234567');
+
+        expect(res.status).toBe(502);
+        expect(dead.received).toHaveLength(3);
+      });
+    } finally {
+      await dead.close();
+    }
+  });
+
   test('when the service does not answer within UPSTREAM_TIMEOUT_MS, then 504', async () => {
     const hung = await startUpstream(hang);
     try {
