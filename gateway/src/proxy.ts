@@ -60,37 +60,30 @@ const NOT_FORWARDED = new Set(['connection', 'keep-alive', 'transfer-encoding', 
 /** Methods a retry can't make do twice what the client asked once (RFC 9110 §9.2.1). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** One try and two more: the second connection may still go to the replica that just died. */
-const SAFE_ATTEMPTS = 3;
-/**
- * The connection failed, or closed before the answer's headers (undici's own errors, and the
- * system's for a replica that is gone or not listening): no answer was begun.
- */
-const CONNECTION_FAILURES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_CLOSED',
-]);
+const ATTEMPTS = 3;
+/** No connection was made, so the service never saw the request: any method may be sent again. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+/** The connection broke before the answer's headers: the service may have acted on the request. */
+const CONNECTION_LOST = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
-type PoolRequest = Parameters<Pool['request']>[0];
+type PoolRequest = Parameters<Pool['request']>[0] & { signal: AbortSignal };
 
-async function requestWithRetries(
-  pool: Pool,
-  request: PoolRequest & { signal: AbortSignal },
-  attempts: number,
+/** Whether the request may go again after `err`: see createUpstreamProxies. */
+export function mayRetry(method: string, err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  return NOT_CONNECTED.has(code) || (SAFE_METHODS.has(method) && CONNECTION_LOST.has(code));
+}
+
+export async function requestWithRetries(
+  pool: Pick<Pool, 'request'>,
+  request: PoolRequest,
   onRetry: (err: unknown) => void,
 ): Promise<Awaited<ReturnType<Pool['request']>>> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await pool.request(request);
     } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (attempt >= attempts || request.signal.aborted || !code || !CONNECTION_FAILURES.has(code)) throw err;
+      if (attempt >= ATTEMPTS || request.signal.aborted || !mayRetry(request.method, err)) throw err;
       onRetry(err);
     }
   }
@@ -109,11 +102,12 @@ export type Proxy = (upstream: UpstreamRequest, reply: FastifyReply) => Promise<
  * The request to the service ends when its client leaves before the answer is complete, as
  * nginx does by default: a sign-in's whole password check would otherwise run for nobody.
  *
- * A safe request (GET, HEAD, OPTIONS) whose connection fails before any answer is sent again, on
- * another connection (another replica, when the service runs several), up to SAFE_ATTEMPTS in
- * all: a replica that dies or stops with a request in flight must not cost the client an error
- * it could not have caused. A request that may change something is never sent twice; a timeout
- * is not retried either (the service is slow, not gone: a second try would only add load).
+ * A request that got no answer because its connection failed goes again on another connection
+ * (another replica, when the service runs several), up to ATTEMPTS in all, so a replica that
+ * stops or dies costs the client nothing it could not have caused: any method when the connection
+ * was never made (the service never saw the request), only a safe one (GET, HEAD, OPTIONS) when
+ * it broke with the request sent (the service may have acted on it). A timeout is not retried:
+ * the service is slow, not gone, and a second try would only add to its load.
  */
 export function createUpstreamProxies(urls: UpstreamUrls, agents: UpstreamAgents): Record<string, Proxy> {
   const proxies: Record<string, Proxy> = {};
@@ -136,11 +130,13 @@ export function createUpstreamProxies(urls: UpstreamUrls, agents: UpstreamAgents
         body: upstream.body ?? null,
         signal: left.signal,
       };
-      const attempts = SAFE_METHODS.has(upstream.method) ? SAFE_ATTEMPTS : 1;
       let answer: Awaited<ReturnType<Pool['request']>>;
       try {
-        answer = await requestWithRetries(pool, request, attempts, (err) =>
-          requestLog(reply.request.raw).warn({ upstream: name, errCode: (err as { code?: string }).code }, 'upstream connection failed; sending again'),
+        answer = await requestWithRetries(pool, request, (err) =>
+          requestLog(reply.request.raw).warn(
+            { upstream: name, errCode: (err as { code?: string }).code },
+            'upstream connection failed; sending again',
+          ),
         );
       } catch (err) {
         res.removeListener('close', onClose);
