@@ -1,7 +1,9 @@
 /**
  * Scenario 5: mail is exactly-once with identity ×3 and mailer ×2, across a rolling update of both
  * and the loss of the RabbitMQ node leading the mail queue: every accepted reset request (202 for a
- * registered address, under its cap) yields exactly one mail in Mailpit.
+ * registered address, under its cap) yields exactly one mail in Mailpit. The mailer's own
+ * de-duplication would hide a mail request published twice from Mailpit, so the relays' claims are
+ * checked too: each attempt at an outbox entry is one relay's alone.
  */
 import {
   accounts,
@@ -10,6 +12,7 @@ import {
   docker,
   eventually,
   fleetSettled,
+  logRecordsOf,
   mailRecipients,
   replicas,
   rollingUpdate,
@@ -81,6 +84,20 @@ test('a rolling update of identity and the mailer and the loss of the mail queue
     `[fleet]   leader ${leader} killed; accepted resets ${accepted.length}, mails ${final.length} (first complete count ${counts.length}): missing ${missing.length}, more than once ${twice.length}\n`,
   );
 
+  // Each relay logs every attempt it claimed (published, or failed and to be retried) with the
+  // message id and the attempt's number: across every identity replica the stack has had, stopped
+  // ones included, no attempt may appear twice.
+  const attempts = new Map<string, number>();
+  for (const record of await logRecordsOf('identity')) {
+    if (record.component !== 'outbox-relay' || typeof record.messageId !== 'string' || typeof record.attempts !== 'number') continue;
+    const key = `${record.messageId}#${record.attempts}`;
+    attempts.set(key, (attempts.get(key) ?? 0) + 1);
+  }
+  const claimedTwice = [...attempts].filter(([, n]) => n > 1).map(([key]) => key);
+  process.stdout.write(`[fleet]   relay attempts logged ${attempts.size}; claimed by two relays ${claimedTwice.length}\n`);
+
+  expect(attempts.size).toBeGreaterThanOrEqual(accepted.length);
+  expect(claimedTwice).toEqual([]);
   expect(accepted.length).toBeGreaterThan(50);
   expect(missing).toEqual([]);
   expect(twice).toEqual([]);

@@ -46,6 +46,28 @@ export async function containersOf(service: string): Promise<string[]> {
   return out.split('\n').filter(Boolean);
 }
 
+/** Every container the service has had in the stack, stopped ones included (swarm keeps a few per replica). */
+export async function allContainersOf(service: string): Promise<string[]> {
+  const out = await docker(['ps', '-a', '-q', '--filter', `label=com.docker.swarm.service.name=${serviceName(service)}`]);
+  return out.split('\n').filter(Boolean);
+}
+
+/** The JSON log records (pino's lines on stdout) of every container the service has had. */
+export async function logRecordsOf(service: string): Promise<Array<Record<string, unknown>>> {
+  const records: Array<Record<string, unknown>> = [];
+  for (const container of await allContainersOf(service)) {
+    for (const line of (await docker(['logs', container])).split('\n')) {
+      if (!line.startsWith('{')) continue;
+      try {
+        records.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        // not one of pino's lines
+      }
+    }
+  }
+  return records;
+}
+
 /** Running and desired replicas of a service. */
 export async function replicas(service: string): Promise<{ running: number; desired: number }> {
   const out = await docker(['service', 'ls', '--filter', `name=${serviceName(service)}`, '--format', '{{.Name}} {{.Replicas}}']);
