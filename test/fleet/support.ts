@@ -3,7 +3,7 @@
  * swarm's services and containers, a probe inside the stack's network (each replica, Mailpit), and
  * the steady mixed load every scenario runs under, which counts every answer by kind.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { aUser, type UserInput } from '../support/actors';
 
 function required(name: string): string {
@@ -138,6 +138,80 @@ export async function fleetSettled(): Promise<void> {
     });
   }
   await allReady(NODE_SERVICES);
+}
+
+/** One container the orchestrator asked to stop (SIGTERM), as `docker events` saw it. */
+export interface Stop {
+  service: string;
+  container: string;
+  /** Milliseconds from the SIGTERM to the process's end; undefined while it still runs. */
+  tookMs?: number;
+  exitCode?: string;
+  /** Whether it had to be SIGKILLed (past its stop grace period). */
+  killed: boolean;
+}
+
+/**
+ * Follows the stack's containers' stops (`docker events`: a `kill` event per signal sent, a `die`
+ * event with the exit code) until `done()`, which returns each container sent a SIGTERM meanwhile.
+ */
+export function watchStops(): { done: () => Promise<Stop[]> } {
+  const events = spawn(
+    'docker',
+    [
+      'events',
+      '--filter',
+      'type=container',
+      '--filter',
+      `label=com.docker.stack.namespace=${stackName}`,
+      '--filter',
+      'event=kill',
+      '--filter',
+      'event=die',
+      '--format',
+      '{{json .}}',
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  const stops = new Map<string, Stop & { termAt: number }>();
+  let buffered = '';
+  events.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines) {
+      const event = JSON.parse(line) as { status: string; id: string; timeNano: number; Actor: { Attributes: Record<string, string> } };
+      const attributes = event.Actor.Attributes;
+      const at = event.timeNano / 1e6;
+      const known = stops.get(event.id);
+      if (event.status === 'kill' && attributes.signal === '15' && !known) {
+        const service = (attributes['com.docker.swarm.service.name'] ?? '').replace(`${stackName}_`, '');
+        stops.set(event.id, { service, container: event.id.slice(0, 12), termAt: at, killed: false });
+      } else if (event.status === 'kill' && attributes.signal === '9' && known) {
+        known.killed = true;
+      } else if (event.status === 'die' && known) {
+        known.tookMs = Math.round(at - known.termAt);
+        known.exitCode = attributes.exitCode;
+      }
+    }
+  });
+  return {
+    done: async () => {
+      // The last stop's die event may still be on its way.
+      await sleep(1_000);
+      events.kill();
+      return [...stops.values()].map(({ termAt: _termAt, ...stop }) => stop);
+    },
+  };
+}
+
+/** DRAIN_DELAY_MS as the stack gives it to the service (0 when it sets none). */
+export async function drainDelayOf(service: string): Promise<number> {
+  const env = JSON.parse(
+    await docker(['service', 'inspect', '--format', '{{json .Spec.TaskTemplate.ContainerSpec.Env}}', serviceName(service)]),
+  ) as string[] | null;
+  const entry = (env ?? []).find((e) => e.startsWith('DRAIN_DELAY_MS='));
+  return entry ? Number(entry.split('=')[1]) : 0;
 }
 
 /** Starts a rolling update of each service (all at once; each one replica at a time, as the stack says) and waits for all to end. */
