@@ -29,6 +29,11 @@ export function sendProblem(res: ServerResponse, err: AppError, requestId: strin
   res.end(res.req?.method === 'HEAD' ? undefined : body);
 }
 
+/**
+ * The Mongo driver's errors for a database it cannot reach or that stopped answering. Its pool
+ * errors (PoolClearedOnNetworkError, when the monitor times out, among them) extend
+ * MongoNetworkError, so an error counts when any class it descends from is listed.
+ */
 const MONGO_UNAVAILABLE = new Set([
   'MongoServerSelectionError',
   'MongoNetworkError',
@@ -36,7 +41,18 @@ const MONGO_UNAVAILABLE = new Set([
   'MongoNotConnectedError',
   'MongoTopologyClosedError',
   'MongoPoolClearedError',
+  'MongoPoolClosedError',
+  'MongoWaitQueueTimeoutError',
 ]);
+
+function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (MONGO_UNAVAILABLE.has(err.name)) return true;
+  for (let proto = Object.getPrototypeOf(err); proto && proto !== Error.prototype; proto = Object.getPrototypeOf(proto)) {
+    if (MONGO_UNAVAILABLE.has((proto as { constructor: { name: string } }).constructor.name)) return true;
+  }
+  return false;
+}
 
 /** Maps what libraries throw (body-parser, the Mongo driver) onto the error catalogue. */
 export function normalizeError(err: unknown): AppError {
@@ -55,7 +71,7 @@ export function normalizeError(err: unknown): AppError {
     case 'request.size.invalid':
       return errors.malformedBody('The request body was incomplete.');
   }
-  if (e?.name && MONGO_UNAVAILABLE.has(e.name)) return errors.unavailable('The database is unavailable. Try again shortly.', err);
+  if (isDatabaseUnavailable(err)) return errors.unavailable('The database is unavailable. Try again shortly.', err);
   if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
     return new AppError({ code: 'bad_request', status: e.status, title: 'Bad request', cause: err });
   }

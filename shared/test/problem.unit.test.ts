@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, errors } from '../src/errors';
-import { answerError } from '../src/problem';
+import { MongoNetworkError, MongoNetworkTimeoutError } from 'mongodb';
+import { answerError, normalizeError } from '../src/problem';
 import { capturingLogger } from '../src/testing/log-capture';
 
 /** A response that takes what the handler writes and throws it away. */
@@ -35,5 +36,24 @@ describe('answerError: what it logs', () => {
 
     expect(lines().map((l) => l.level)).toEqual([50, 50]);
     expect(JSON.stringify(lines()[0])).toContain('stack');
+  });
+});
+
+describe('normalizeError: the database out of reach', () => {
+  // The driver's pool errors are internal classes that extend MongoNetworkError; one like them.
+  class PoolClearedOnNetworkError extends MongoNetworkError {
+    override get name(): string {
+      return 'PoolClearedOnNetworkError';
+    }
+  }
+
+  test('when the driver cannot reach the database, then 503, whichever of its network errors it throws', () => {
+    for (const err of [new MongoNetworkTimeoutError('timed out'), new PoolClearedOnNetworkError('interrupted due to server monitor timeout')]) {
+      expect(normalizeError(err)).toMatchObject({ status: 503, code: 'service_unavailable' });
+    }
+  });
+
+  test('when another error comes, then it is not taken for the database', () => {
+    expect(normalizeError(new Error('boom')).status).toBe(500);
   });
 });
