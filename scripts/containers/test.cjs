@@ -42,7 +42,7 @@ async function main() {
   const { step, timings } = timedSteps(log);
 
   await checkPortsFree();
-  await step('install and build the workspace', () => ensureInstalled({ build: false, log }));
+  await step('install and build the workspace', () => ensureInstalled({ build: true, log }));
   await step('provision the engine, compose, buildx and the stand-ins’ parts', () =>
     exec('bash', [path.join(__dirname, 'provision.sh'), 'tools'], { inherit: true, timeoutMs: 60 * MINUTE }),
   );

@@ -38,7 +38,8 @@ async function main() {
   const { step, timings } = timedSteps(log);
   if (!(await portFree('0.0.0.0', 9000)))
     throw new Failure('the fleet publishes port 9000, which something on this machine already uses: stop it and run again');
-  await step('install the workspace', () => ensureInstalled({ build: false, log }));
+  // Built: the scenarios' support imports @restgate/shared's subpaths, which resolve to shared/dist.
+  await step('install and build the workspace', () => ensureInstalled({ build: true, log }));
   const engine = await step('the engine and the swarm', () => fleet.ensureSwarm(log));
   const work = fleet.workDir();
   let deployed = false;
