@@ -1,17 +1,27 @@
 import { createRateLimits, createRedis, parseQuota, type Logger, type Metrics, type RedisHandle } from '@restgate/shared';
 import type { AbuseConfig } from './abuse.config';
 import { createSignInBackoff } from './data/sign-in-backoff.store';
-import type { PasswordHasher } from './domain/password-hasher';
-import type { ResetMailCap } from './domain/reset-mail-cap';
+import type { PasswordHasher } from './domain/password-hasher.port';
+import type { LinkMailCap } from './domain/emailed-link';
 import type { SignInBackoff } from './domain/sign-in-backoff';
 
-export interface AbuseProtection {
-  redis: RedisHandle;
+/** The limits the use cases consult. */
+export interface AbuseLimits {
   backoff: SignInBackoff;
-  resetMailCap: ResetMailCap;
-  /** Requests for a new verification link: the same quota, counted apart. */
-  verificationMailCap: ResetMailCap;
+  /** Mails per address: one quota (RESET_MAILS_PER_EMAIL), counted apart for each purpose. */
+  mailCaps: { passwordReset: LinkMailCap; emailVerification: LinkMailCap };
+}
+
+export interface AbuseProtection extends AbuseLimits {
+  redis: RedisHandle;
   close(): Promise<void>;
+}
+
+/** Limits that limit nothing: for a service whose tests sign in many times from one address. */
+export function noAbuseLimits(): AbuseLimits {
+  const allow: LinkMailCap = { allow: async () => true };
+  const settled = { succeeded: async () => {}, release: async () => {} };
+  return { backoff: { reserve: async () => settled }, mailCaps: { passwordReset: allow, emailVerification: allow } };
 }
 
 /**
@@ -36,12 +46,10 @@ export function wireAbuseProtection(parts: {
     maxSeconds: config.PASSWORD_BACKOFF_MAX_SECONDS,
     account: parseQuota(config.PASSWORD_ACCOUNT_FAILURES),
   });
-  const mails = limits.limiter({ name: 'reset-mails', ...parseQuota(config.RESET_MAILS_PER_EMAIL), onStoreError: 'closed' });
-  const verificationMails = limits.limiter({
-    name: 'verification-mails',
-    ...parseQuota(config.RESET_MAILS_PER_EMAIL),
-    onStoreError: 'closed',
-  });
+  const mailCap = (name: string): LinkMailCap => {
+    const limiter = limits.limiter({ name, ...parseQuota(config.RESET_MAILS_PER_EMAIL), onStoreError: 'closed' });
+    return { allow: async (email) => (await limiter.consume(email)).allowed };
+  };
   const hasher = parts.hasher;
   if (metrics && hasher) {
     metrics.gauge({
@@ -62,8 +70,7 @@ export function wireAbuseProtection(parts: {
   return {
     redis,
     backoff,
-    resetMailCap: { allow: async (email) => (await mails.consume(email)).allowed },
-    verificationMailCap: { allow: async (email) => (await verificationMails.consume(email)).allowed },
+    mailCaps: { passwordReset: mailCap('reset-mails'), emailVerification: mailCap('verification-mails') },
     // A connection it was given is closed by whoever opened it.
     close: () => (parts.redis ? Promise.resolve() : redis.close()),
   };

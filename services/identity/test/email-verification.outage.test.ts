@@ -1,6 +1,6 @@
 import { randomEmail } from '@restgate/shared/testing';
 import { ObjectId } from 'mongodb';
-import { EMAIL_VERIFICATIONS_COLLECTION, type EmailVerificationDocument } from '../src/data/email-verification.repository';
+import { EMAIL_VERIFICATIONS_COLLECTION, type LinkTokenDocument } from '../src/data/link-token.repository';
 import { MASTER, type IdentityHarness } from './support/identity-harness';
 import {
   brokerPort,
@@ -32,14 +32,14 @@ describe('sign-up while the broker is unreachable', () => {
 
   const rowsOf = (userId: string) =>
     h.db
-      .collection<EmailVerificationDocument>(EMAIL_VERIFICATIONS_COLLECTION)
+      .collection<LinkTokenDocument>(EMAIL_VERIFICATIONS_COLLECTION)
       .find({ userId: new ObjectId(userId) })
       .toArray();
 
   test('when the broker is down at sign-up, then 201 all the same, and once it is back exactly one verification mail goes out', async () => {
     // Arrange
     proxy.cut();
-    await eventually(() => !h.passwordResets.amqp.isConnected(), { what: 'identity to notice the broker is gone' });
+    await eventually(() => !h.amqp.isConnected(), { what: 'identity to notice the broker is gone' });
     const email = randomEmail();
 
     // Act: signed up while the broker is away
@@ -51,7 +51,7 @@ describe('sign-up while the broker is unreachable', () => {
     expect(pipeline.mailsTo(email)).toEqual([]);
     const [waiting] = await rowsOf(res.body.id);
     expect(waiting!.mail).toMatchObject({ status: 'pending', envelope: { type: 'mail.email-verification', data: { to: email } } });
-    expect(await h.emailVerifications.relay.backlog()).toBeGreaterThanOrEqual(1);
+    expect(await h.relay.backlog()).toBeGreaterThanOrEqual(1);
 
     // Act: the broker comes back
     proxy.restore();

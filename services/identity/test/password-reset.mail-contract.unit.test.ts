@@ -1,7 +1,9 @@
 import { validateMessage } from '@restgate/shared/amqp';
 import { MAIL_MESSAGE_SCHEMAS } from '../../mailer/src/domain/mail.messages';
-import { emailVerificationMail } from '../src/domain/email-verification-mail';
-import { passwordResetMail, type PasswordResetMailData } from '../src/domain/password-reset-mail';
+import { linkMail, type LinkMailData as PasswordResetMailData } from '../src/domain/link-mail';
+
+const passwordResetMail = (data: PasswordResetMailData, requestId: string) => linkMail('mail.password-reset', data, requestId);
+const emailVerificationMail = (data: PasswordResetMailData, requestId: string) => linkMail('mail.email-verification', data, requestId);
 
 /**
  * Identity keeps its own view of the mailer's `mail.password-reset` (the mailer owns the

@@ -64,16 +64,16 @@ async function checkSecondFactor(
   proof: { code?: string; recoveryCode?: string },
   context: CheckContext,
 ): Promise<'otp' | 'mfa'> {
-  const reservation = await deps.backoff?.reserve(user.email, context.clientAddress);
+  const reservation = await deps.backoff.reserve(user.email, context.clientAddress);
   let method: 'otp' | 'mfa' | null;
   try {
     method = await verifyProof(deps, factor, proof);
   } catch (err) {
-    await reservation?.release();
+    await reservation.release();
     throw err;
   }
   if (!method) throw identityErrors.wrongMfaCode();
-  await reservation?.succeeded();
+  await reservation.succeeded();
   return method;
 }
 
