@@ -6,8 +6,7 @@
  */
 import { defineSpec, type HttpMethod, type RouteSpec, type ServiceApi } from '@restgate/shared';
 import type Joi from 'joi';
-import { passwordResetSchemas, passwordResetViewSchema, resetAcceptedSchema } from './http/password-reset.schemas';
-import { emailVerificationSchemas, emailVerificationViewSchema } from './http/email-verification.schemas';
+import { emailVerificationSchemas, passwordResetSchemas } from './http/emailed-link.schemas';
 import { providerTokenBody, providerTokenQuery } from './http/social.schemas';
 import { codeBody, disableMfaBody, mfaSignInBody, recoveryCodesSchema, totpEnrolmentSchema } from './http/mfa.schemas';
 import { refreshBody, sessionListingSchema, sessionListQuery, sessionTokensSchema } from './http/session.schemas';
@@ -372,13 +371,13 @@ export function passwordResetApi(options: IdentityApiOptions) {
       summary:
         'Ask for a password reset mail. Answered once the request is stored, before the mail goes out; the same answer whether or not the e-mail is registered.',
       body: schemas.requestBody,
-      accepted: { description: 'Accepted (also for an unknown e-mail, which gets no mail).', schema: resetAcceptedSchema },
+      accepted: { description: 'Accepted (also for an unknown e-mail, which gets no mail).', schema: schemas.acceptedSchema },
     },
     show: {
       summary: 'Whose password a reset token resets; a browser (`Accept: text/html`) gets the reset page instead.',
       description:
         'The link in the reset mail. JSON clients get `{ user }`. A request whose `Accept` prefers `text/html` gets a page with a form (new password, twice) that posts to `POST /password-resets/{token}`; a dead token gets a page saying so, with status 404.',
-      ok: { description: 'The user the token belongs to (JSON), or the reset form (HTML).', schema: passwordResetViewSchema },
+      ok: { description: 'The user the token belongs to (JSON), or the reset form (HTML).', schema: schemas.viewSchema },
     },
     form: {
       summary: "The reset page's form: sets the new password and answers a page with the outcome.",
@@ -419,7 +418,7 @@ export function emailVerificationApi(_options?: IdentityApiOptions) {
       summary: 'Whose address a verification token proves; a browser (`Accept: text/html`) gets the verification page instead.',
       description:
         'The link in the verification mail. Reading it changes nothing (mail scanners open links): JSON clients get `{ user }`, and a request whose `Accept` prefers `text/html` gets a page with one button that posts to `POST /email-verifications/{token}`; a dead token gets a page saying so, with status 404.',
-      ok: { description: 'The user the token belongs to (JSON), or the page with the button (HTML).', schema: emailVerificationViewSchema },
+      ok: { description: 'The user the token belongs to (JSON), or the page with the button (HTML).', schema: schemas.viewSchema },
     },
     form: {
       summary: "The verification page's button: verifies the address and answers a page with the outcome.",

@@ -1,8 +1,7 @@
-import { parseObjectId } from '@restgate/shared';
+import { isDuplicateKeyError, parseObjectId } from '@restgate/shared';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { LinkRecord, LinkTokenRepository } from '../domain/emailed-link';
 import type { LinkMail } from '../domain/link-mail';
-import { ensureLiveLinkIndex, replaceLiveLink, type LiveLinkFields } from './live-link';
 
 /** Each purpose's links in a collection of its own. */
 export const PASSWORD_RESETS_COLLECTION = 'password_resets';
@@ -28,9 +27,14 @@ export interface MailOutboxEntry {
  * MongoDB has them only on a replica set). `userId`, `address` and `mail` are null (or absent) on
  * the stand-in written for an address that gets no mail.
  */
-export interface LinkTokenDocument extends LiveLinkFields {
+export interface LinkTokenDocument {
   _id: ObjectId;
   userId: ObjectId | null;
+  /**
+   * The user again, on a user's link only (absent on stand-ins), under a unique index: a user has
+   * one live link of a purpose at most, whatever number of requests race.
+   */
+  liveFor?: ObjectId;
   /** The address the link was sent to. */
   address?: string | null;
   /** SHA-256 of the token (hex): the token itself is never stored. */
@@ -66,7 +70,8 @@ export class MongoLinkTokenRepository implements LinkTokenRepository {
   async ensureIndexes(): Promise<{ ttl: boolean }> {
     await this.rows.createIndex({ tokenHash: 1 }, { unique: true, name: 'token_hash_unique' });
     await this.rows.createIndex({ userId: 1 }, { name: 'user_id' });
-    await ensureLiveLinkIndex(this.rows);
+    // Sparse: stand-ins have no `liveFor`.
+    await this.rows.createIndex({ liveFor: 1 }, { unique: true, sparse: true, name: 'live_for_unique' });
     if (this.options.ttlIndex) {
       try {
         await this.rows.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0, name: 'expires_at_ttl' });
@@ -80,20 +85,26 @@ export class MongoLinkTokenRepository implements LinkTokenRepository {
     return { ttl: false };
   }
 
-  /** The user's only live link from now on, with its mail (see `replaceLiveLink`); false when a racing request's stands. */
+  /**
+   * Ends the user's earlier links and stores this one, with its mail, as the only live one. Two
+   * steps, but the unique index on `liveFor` decides between racing requests: a delete-then-insert
+   * race can't leave two links (FerretDB runs a conditional update as read-then-write, so no
+   * compare-and-set would); the request whose insert meets the key loses, and the link of the
+   * request that won stands, with its mail. False for the loser: nothing of its own was stored.
+   */
   async replaceWithMail(row: { userId: string; address: string; tokenHash: string; expiresAt: Date; envelope: LinkMail }): Promise<boolean> {
     const userId = parseObjectId(row.userId);
     if (!userId) throw new Error('replaceWithMail: malformed user id');
     const now = new Date();
-    return replaceLiveLink(this.rows, {
-      _id: new ObjectId(),
-      userId,
-      address: row.address,
-      tokenHash: row.tokenHash,
-      expiresAt: row.expiresAt,
-      createdAt: now,
-      mail: { envelope: row.envelope, status: 'pending', attempts: 0, nextAttemptAt: now, sentAt: null },
-    });
+    const mail: MailOutboxEntry = { envelope: row.envelope, status: 'pending', attempts: 0, nextAttemptAt: now, sentAt: null };
+    await this.rows.deleteMany({ userId });
+    try {
+      await this.rows.insertOne({ _id: new ObjectId(), userId, liveFor: userId, address: row.address, tokenHash: row.tokenHash, expiresAt: row.expiresAt, createdAt: now, mail });
+      return true;
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return false;
+      throw err;
+    }
   }
 
   async insertStandIn(row: { tokenHash: string; expiresAt: Date }): Promise<void> {
