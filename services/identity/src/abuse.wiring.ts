@@ -1,4 +1,4 @@
-import { createRateLimits, createRedis, parseQuota, type Logger, type Metrics, type RedisHandle } from '@restgate/shared';
+import { createRateLimits, parseQuota, type Logger, type Metrics, type RedisHandle } from '@restgate/shared';
 import type { AbuseConfig } from './abuse.config';
 import { createSignInBackoff } from './data/sign-in-backoff.store';
 import type { PasswordHasher } from './domain/password-hasher.port';
@@ -10,11 +10,6 @@ export interface AbuseLimits {
   backoff: SignInBackoff;
   /** Mails per address: one quota (RESET_MAILS_PER_EMAIL), counted apart for each purpose. */
   mailCaps: { passwordReset: LinkMailCap; emailVerification: LinkMailCap };
-}
-
-export interface AbuseProtection extends AbuseLimits {
-  redis: RedisHandle;
-  close(): Promise<void>;
 }
 
 /** Limits that limit nothing: for a service whose tests sign in many times from one address. */
@@ -32,13 +27,12 @@ export function noAbuseLimits(): AbuseLimits {
 export function wireAbuseProtection(parts: {
   config: AbuseConfig;
   logger: Logger;
-  metrics?: Metrics;
-  hasher?: PasswordHasher;
-  /** The process's Redis connection (default: one of its own). */
-  redis?: RedisHandle;
-}): AbuseProtection {
-  const { config, logger, metrics } = parts;
-  const redis = parts.redis ?? createRedis(config.REDIS_URL, logger);
+  metrics: Metrics;
+  hasher: PasswordHasher;
+  /** The process's Redis connection (closed by the service). */
+  redis: RedisHandle;
+}): AbuseLimits {
+  const { config, logger, metrics, hasher, redis } = parts;
   const limits = createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:identity` });
   const backoff = createSignInBackoff(limits, {
     freeFailures: config.PASSWORD_BACKOFF_FREE_FAILURES,
@@ -50,28 +44,22 @@ export function wireAbuseProtection(parts: {
     const limiter = limits.limiter({ name, ...parseQuota(config.RESET_MAILS_PER_EMAIL), onStoreError: 'closed' });
     return { allow: async (email) => (await limiter.consume(email)).allowed };
   };
-  const hasher = parts.hasher;
-  if (metrics && hasher) {
-    metrics.gauge({
-      name: 'identity_hash_queue_depth',
-      help: 'Password hashes and checks waiting for a worker thread.',
-      collect() {
-        this.set(hasher.stats().queued);
-      },
-    });
-    metrics.gauge({
-      name: 'identity_password_hashes_completed',
-      help: 'Password hashes and checks computed since the process started.',
-      collect() {
-        this.set(hasher.stats().completed);
-      },
-    });
-  }
+  metrics.gauge({
+    name: 'identity_hash_queue_depth',
+    help: 'Password hashes and checks waiting for a worker thread.',
+    collect() {
+      this.set(hasher.stats().queued);
+    },
+  });
+  metrics.gauge({
+    name: 'identity_password_hashes_completed',
+    help: 'Password hashes and checks computed since the process started.',
+    collect() {
+      this.set(hasher.stats().completed);
+    },
+  });
   return {
-    redis,
     backoff,
     mailCaps: { passwordReset: mailCap('reset-mails'), emailVerification: mailCap('verification-mails') },
-    // A connection it was given is closed by whoever opened it.
-    close: () => (parts.redis ? Promise.resolve() : redis.close()),
   };
 }

@@ -1,7 +1,7 @@
 import { applyPolicy, createMetrics, createMongo, createRedis, retryUntil, type Logger, type Metrics, type MongoHandle, type RedisHandle } from '@restgate/shared';
 import { createAmqp, type AmqpClient, type AmqpOptions } from '@restgate/shared/amqp';
 import type { Express } from 'express';
-import { noAbuseLimits, wireAbuseProtection, type AbuseProtection } from './abuse.wiring';
+import { noAbuseLimits, wireAbuseProtection, type AbuseLimits } from './abuse.wiring';
 import { mailExchangeName } from './amqp/mail-exchange';
 import { createOutboxRelay, type OutboxRelay } from './amqp/outbox-relay';
 import { createApp } from './app';
@@ -31,7 +31,7 @@ export interface IdentityWiring {
   /** Overrides for the broker connection (tests shorten the reconnect back-off). */
   amqpOptions?: Partial<Omit<AmqpOptions, 'url' | 'logger'>>;
   /**
-   * The password back-off and the reset-mail cap, on Redis. On unless turned off: only tests of
+   * The password back-off and the link mail caps, on Redis. On unless turned off: only tests of
    * something else turn it off, so that their many sign-ins from one address are not throttled.
    * (Ended sessions are recorded on Redis either way.)
    */
@@ -53,8 +53,8 @@ export interface Identity {
   housekeeping: Housekeeping;
   /** The connection that records ended sessions (and carries the abuse limits). */
   redis: RedisHandle;
-  /** The back-off and the reset-mail cap on Redis, unless turned off. */
-  abuse?: AbuseProtection;
+  /** The back-off and the mail caps on Redis, unless turned off. */
+  abuse?: AbuseLimits;
   /** Creates the indexes, retrying for up to `waitMs` while the database is not there yet. */
   ensureIndexes(waitMs?: number): Promise<void>;
   /** Waits (up to `waitMs`) for Redis. */
@@ -104,10 +104,7 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     logger,
   });
   const amqp = createAmqp({ name: 'identity', ...amqpOptions, url: config.AMQP_URL, logger });
-  const outbox = new OutboxRepository(
-    mongo.db,
-    links.repositories.map((r) => r.collection),
-  );
+  const outbox = new OutboxRepository(mongo.db, links.repositories.map((r) => r.collection));
   const relay = createOutboxRelay({ amqp, outbox, exchange: mailExchangeName(config.TOPOLOGY_PREFIX), logger, pollMs: config.OUTBOX_POLL_MS });
   const housekeeping = createHousekeeping({
     logger,
@@ -188,7 +185,6 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
       await relay.stop();
       await amqp.stop();
       await hasher.close();
-      await abuse?.close();
       await redis.close();
       await mongo.close();
     },

@@ -31,25 +31,6 @@ export async function requestEmailVerification(deps: EmailVerificationDeps, inpu
   await requestLink(deps, { ...input, page, eligible: (user) => !isAddressProven(user) }, log);
 }
 
-export interface EmailVerificationView {
-  user: { id: string; name: string; picture: string; email: string };
-}
-
-/** Whose address a token proves, for the verification page ("Confirm ada@example.com"). */
-export async function getEmailVerification(deps: ReadDeps, token: string): Promise<EmailVerificationView> {
-  const { user } = await assertActiveLink(deps, token);
-  return { user: { id: user.id, name: user.name, picture: user.picture, email: user.email } };
-}
-
-/**
- * What the verification page shows: the address, and when the account with it was created (the
- * owner may not have created it: anyone can sign an address up).
- */
-export async function getVerificationPage(deps: ReadDeps, token: string): Promise<{ email: string; accountCreatedAt: Date }> {
-  const { user } = await assertActiveLink(deps, token);
-  return { email: user.email, accountCreatedAt: user.createdAt };
-}
-
 /**
  * Proves the address with a verification token. The token is used up first, by a delete (FerretDB
  * runs a conditional update as read-then-write, so only a delete decides), then the user is

@@ -98,6 +98,11 @@ export async function assertActiveLink(
   return { link, user };
 }
 
+/** The user a live link belongs to, for the page or the JSON the link in the mail opens (both rendered in `http/`). */
+export async function openLink(deps: Pick<EmailedLinkDeps, 'purpose' | 'links' | 'users'>, token: string): Promise<UserRecord> {
+  return (await assertActiveLink(deps, token)).user;
+}
+
 /** Uses up the link: of any number of concurrent calls one wins, the others get the 404 of a used token. */
 export async function consumeLink(deps: Pick<EmailedLinkDeps, 'purpose' | 'links'>, link: LinkRecord): Promise<void> {
   if (!(await deps.links.consume(link.id, new Date()))) throw deps.purpose.notFound();

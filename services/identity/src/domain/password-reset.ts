@@ -32,16 +32,6 @@ export async function requestPasswordReset(deps: PasswordResetDeps, input: Reque
   await requestLink(deps, { email: input.email, requestId: input.requestId, page: (token) => resetLink(input.link, token, deps.pages) }, log);
 }
 
-export interface PasswordResetView {
-  user: { id: string; name: string; picture: string; email: string };
-}
-
-/** Whose reset a token opens, for the reset page ("Choose a new password, Ada"). */
-export async function getPasswordReset(deps: Pick<PasswordResetDeps, 'purpose' | 'links' | 'users'>, token: string): Promise<PasswordResetView> {
-  const { user } = await assertActiveLink(deps, token);
-  return { user: { id: user.id, name: user.name, picture: user.picture, email: user.email } };
-}
-
 /**
  * Sets a new password with a reset token. The token is used up atomically (of two concurrent
  * calls, one wins, the other gets the 404 of a used token), and every other reset of the user

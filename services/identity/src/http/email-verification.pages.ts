@@ -4,10 +4,10 @@ import { deadLinkPage, escapeHtml, page } from './link-page';
  * The pages the verification mail links to. Opening the link only shows a button: mail scanners
  * and link previews fetch links, and must not verify an address for whoever signed it up.
  */
-export function verificationFormPage(view: { email: string; accountCreatedAt: Date }): string {
+export function verificationFormPage(view: { email: string; createdAt: Date }): string {
   // Confirming proves the address, not who chose the account's password: whoever opens this may
   // be learning only now that someone signed their address up.
-  const day = view.accountCreatedAt.toISOString().slice(0, 10);
+  const day = view.createdAt.toISOString().slice(0, 10);
   return page(
     'Confirm your e-mail address',
     `<p>An account was created with this address on ${day} (UTC): <strong>${escapeHtml(view.email)}</strong>.</p>

@@ -1,14 +1,9 @@
 import { bindRoutes, type RouteDef } from '@restgate/shared';
 import type { emailVerificationApi } from '../api';
-import {
-  getEmailVerification,
-  getVerificationPage,
-  requestEmailVerification,
-  verifyEmail,
-  type EmailVerificationDeps,
-} from '../domain/email-verification';
+import { requestEmailVerification, verifyEmail, type EmailVerificationDeps } from '../domain/email-verification';
+import { openLink } from '../domain/emailed-link';
 import { verificationDeadLinkPage, verificationDonePage, verificationFormPage } from './email-verification.pages';
-import { htmlPage, linkPage, pageOrJson } from './link-page';
+import { htmlPage, linkPage, showLink } from './link-page';
 
 /** One body for every accepted request, registered e-mail or not. */
 const ACCEPTED = {
@@ -23,11 +18,13 @@ export function emailVerificationRoutes(deps: EmailVerificationDeps, api: Return
       await requestEmailVerification(deps, { email: body.email, requestId }, log);
       return { status: 202, body: ACCEPTED };
     },
+    // The page shows the address, and when the account with it was created: the owner may not
+    // have created it (anyone can sign an address up).
     getEmailVerification: async ({ params, headers }) =>
-      pageOrJson(
+      showLink(
         headers.accept,
-        () => page(async () => verificationFormPage(await getVerificationPage(deps, params.token))),
-        () => getEmailVerification(deps, params.token),
+        () => openLink(deps, params.token),
+        () => page(async () => verificationFormPage(await openLink(deps, params.token))),
       ),
     submitEmailVerificationForm: async ({ params }) => page(async () => verificationDonePage((await verifyEmail(deps, params.token)).email)),
     verifyEmail: async ({ params }) => ({ status: 200, body: await verifyEmail(deps, params.token) }),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isAppError, type RouteResult } from '@restgate/shared';
+import type { UserRecord } from '../domain/user';
 
 /**
  * The pages an e-mailed link opens (a password reset, an e-mail verification): plain HTML, no
@@ -92,9 +93,18 @@ export async function linkPage(deadLink: string, render: () => Promise<RouteResu
   }
 }
 
-/** The link in the mail: a browser gets the page, an API client the JSON. */
-export async function pageOrJson(accept: string | undefined, showPage: () => Promise<RouteResult>, json: () => Promise<unknown>): Promise<RouteResult> {
-  return prefersHtml(accept) ? showPage() : { status: 200, body: await json(), headers: { Vary: 'Accept' } };
+/**
+ * The link in the mail, `GET …/:token`: a browser gets the purpose's page, an API client the JSON
+ * `{ user }` of whose link it is.
+ */
+export async function showLink(
+  accept: string | undefined,
+  open: () => Promise<Pick<UserRecord, 'id' | 'name' | 'picture' | 'email'>>,
+  showPage: () => Promise<RouteResult>,
+): Promise<RouteResult> {
+  if (prefersHtml(accept)) return showPage();
+  const { id, name, picture, email } = await open();
+  return { status: 200, body: { user: { id, name, picture, email } }, headers: { Vary: 'Accept' } };
 }
 
 /**

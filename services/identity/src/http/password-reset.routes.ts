@@ -1,7 +1,8 @@
 import { bindRoutes, isAppError, validateInput, type RouteDef } from '@restgate/shared';
 import type { passwordResetApi } from '../api';
-import { completePasswordReset, getPasswordReset, requestPasswordReset, type PasswordResetDeps } from '../domain/password-reset';
-import { htmlPage, linkPage, pageOrJson } from './link-page';
+import { openLink } from '../domain/emailed-link';
+import { completePasswordReset, requestPasswordReset, type PasswordResetDeps } from '../domain/password-reset';
+import { htmlPage, linkPage, showLink } from './link-page';
 import { resetDeadLinkPage, resetDonePage, resetFormPage } from './password-reset.pages';
 
 /** One body for every accepted request, registered e-mail or not. */
@@ -21,16 +22,17 @@ export function passwordResetRoutes(
       await requestPasswordReset(deps, { email: body.email, link: body.link, requestId }, log);
       return { status: 202, body: ACCEPTED };
     },
+    // The form ("Choose a new password") for the account the link opens.
     getPasswordReset: async ({ params, headers }) =>
-      pageOrJson(
+      showLink(
         headers.accept,
-        () => page(async () => htmlPage(200, resetFormPage({ email: (await getPasswordReset(deps, params.token)).user.email, passwordMinLength }))),
-        () => getPasswordReset(deps, params.token),
+        () => openLink(deps, params.token),
+        () => page(async () => htmlPage(200, resetFormPage({ email: (await openLink(deps, params.token)).email, passwordMinLength }))),
       ),
     // The outcome as a page; a refused password shows the form again, the token still valid.
     submitPasswordResetForm: async ({ params, body: form }) =>
       page(async () => {
-        const { email } = (await getPasswordReset(deps, params.token)).user;
+        const { email } = await openLink(deps, params.token);
         const again = (error: string) => htmlPage(400, resetFormPage({ email, passwordMinLength, error }));
         if ((form.password ?? '') !== (form.confirmation ?? '')) return again('The two passwords are not the same. Type the new password twice.');
         let password: string;

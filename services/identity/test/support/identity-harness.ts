@@ -3,7 +3,7 @@ import { asPrincipal, randomEmail, TEST_PRINCIPAL_SECRET, testMongoUrl, uniqueDb
 import type { Express } from 'express';
 import { ObjectId, type Db } from 'mongodb';
 import request from 'supertest';
-import type { AbuseProtection } from '../../src/abuse.wiring';
+import type { AbuseLimits } from '../../src/abuse.wiring';
 import { identityConfigSchema, type IdentityConfig } from '../../src/config';
 import { createUser } from '../../src/domain/create-user';
 import { noVerificationMail } from '../../src/domain/identity-deps';
@@ -44,7 +44,7 @@ export interface IdentityHarness {
   hasher: PasswordHasher;
   metrics: Metrics;
   /** With `{ abuse: true }`: the back-off and reset-mail cap on Redis, as start.ts wires them. */
-  abuse?: AbuseProtection;
+  abuse?: AbuseLimits;
   close(): Promise<void>;
 }
 
