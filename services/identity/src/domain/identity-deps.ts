@@ -4,7 +4,7 @@ import type { PasswordHasher } from './password-hasher.port';
 import type { SocialProviderName } from './social/social-provider';
 import type { RevocationRecorder, SessionRepository, SessionSettings } from './sessions';
 import type { SignInBackoff } from './sign-in-backoff';
-import type { TokenIssuer } from './token-issuer';
+import type { TokenIssuer } from './token-issuer.port';
 import type { UserRecord } from './user';
 
 /** A user's social identities: provider name → the provider's id of that person. */
