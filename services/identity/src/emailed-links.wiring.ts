@@ -9,7 +9,10 @@ import type { PasswordHasher } from './domain/password-hasher.port';
 import { PASSWORD_RESET, type PasswordResetDeps } from './domain/password-reset';
 import type { SessionDeps } from './domain/sessions';
 
-export type EmailedLinksConfig = Pick<IdentityConfig, 'RESET_LINK_ORIGINS' | 'RESET_DEFAULT_PAGE' | 'RESET_TOKEN_TTL_SECONDS' | 'EMAIL_VERIFICATION_PAGE'>;
+export type EmailedLinksConfig = Pick<
+  IdentityConfig,
+  'RESET_LINK_ORIGINS' | 'RESET_DEFAULT_PAGE' | 'RESET_TOKEN_TTL_SECONDS' | 'EMAIL_VERIFICATION_PAGE'
+>;
 
 export interface EmailedLinks {
   passwordResets: PasswordResetDeps & { links: MongoLinkTokenRepository };

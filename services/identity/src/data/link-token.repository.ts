@@ -92,14 +92,29 @@ export class MongoLinkTokenRepository implements LinkTokenRepository {
    * compare-and-set would); the request whose insert meets the key loses, and the link of the
    * request that won stands, with its mail. False for the loser: nothing of its own was stored.
    */
-  async replaceWithMail(row: { userId: string; address: string; tokenHash: string; expiresAt: Date; envelope: LinkMail }): Promise<boolean> {
+  async replaceWithMail(row: {
+    userId: string;
+    address: string;
+    tokenHash: string;
+    expiresAt: Date;
+    envelope: LinkMail;
+  }): Promise<boolean> {
     const userId = parseObjectId(row.userId);
     if (!userId) throw new Error('replaceWithMail: malformed user id');
     const now = new Date();
     const mail: MailOutboxEntry = { envelope: row.envelope, status: 'pending', attempts: 0, nextAttemptAt: now, sentAt: null };
     await this.rows.deleteMany({ userId });
     try {
-      await this.rows.insertOne({ _id: new ObjectId(), userId, liveFor: userId, address: row.address, tokenHash: row.tokenHash, expiresAt: row.expiresAt, createdAt: now, mail });
+      await this.rows.insertOne({
+        _id: new ObjectId(),
+        userId,
+        liveFor: userId,
+        address: row.address,
+        tokenHash: row.tokenHash,
+        expiresAt: row.expiresAt,
+        createdAt: now,
+        mail,
+      });
       return true;
     } catch (err) {
       if (isDuplicateKeyError(err)) return false;

@@ -86,7 +86,8 @@ export class OutboxRepository {
         { _id: doc._id, 'mail.status': 'pending', 'mail.attempts': attempts },
         { $set: { 'mail.nextAttemptAt': new Date(now.getTime() + leaseMs), 'mail.claimedBy': owner }, $inc: { 'mail.attempts': 1 } },
       );
-      if (claimed.modifiedCount === 1) return { id: doc._id.toHexString(), collection, envelope: doc.mail.envelope, attempts: attempts + 1 };
+      if (claimed.modifiedCount === 1)
+        return { id: doc._id.toHexString(), collection, envelope: doc.mail.envelope, attempts: attempts + 1 };
     }
     return null;
   }
@@ -114,7 +115,9 @@ export class OutboxRepository {
 
   /** Mail requests not published yet (unexpired): the backlog. */
   async pendingCount(now = new Date()): Promise<number> {
-    const counts = await Promise.all([...this.rows.values()].map((rows) => rows.countDocuments({ 'mail.status': 'pending', expiresAt: { $gt: now } })));
+    const counts = await Promise.all(
+      [...this.rows.values()].map((rows) => rows.countDocuments({ 'mail.status': 'pending', expiresAt: { $gt: now } })),
+    );
     return counts.reduce((sum, n) => sum + n, 0);
   }
 }

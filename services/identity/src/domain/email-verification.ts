@@ -26,7 +26,11 @@ export function verificationMailer(deps: EmailVerificationDeps): VerificationMai
 }
 
 /** `POST /email-verifications`: a fresh link to an unverified address, answered alike for any other (see `requestLink`). */
-export async function requestEmailVerification(deps: EmailVerificationDeps, input: { email: string; requestId: string }, log?: Logger): Promise<void> {
+export async function requestEmailVerification(
+  deps: EmailVerificationDeps,
+  input: { email: string; requestId: string },
+  log?: Logger,
+): Promise<void> {
   const page = (token: string) => linkTo(deps.page, token);
   await requestLink(deps, { ...input, page, eligible: (user) => !isAddressProven(user) }, log);
 }

@@ -29,7 +29,11 @@ export interface RequestPasswordResetInput {
  * replaces the user's earlier reset tokens: one link works, the latest, so tokens never pile up.
  */
 export async function requestPasswordReset(deps: PasswordResetDeps, input: RequestPasswordResetInput, log?: Logger): Promise<void> {
-  await requestLink(deps, { email: input.email, requestId: input.requestId, page: (token) => resetLink(input.link, token, deps.pages) }, log);
+  await requestLink(
+    deps,
+    { email: input.email, requestId: input.requestId, page: (token) => resetLink(input.link, token, deps.pages) },
+    log,
+  );
 }
 
 /**

@@ -27,4 +27,7 @@ export function verificationDonePage(email: string): string {
 }
 
 export const verificationDeadLinkPage = () =>
-  deadLinkPage('verification', 'If your address is not verified yet, ask for a new link where you signed up; a link works once, for 24 hours.');
+  deadLinkPage(
+    'verification',
+    'If your address is not verified yet, ask for a new link where you signed up; a link works once, for 24 hours.',
+  );

@@ -26,7 +26,8 @@ export function emailVerificationRoutes(deps: EmailVerificationDeps, api: Return
         () => openLink(deps, params.token),
         () => page(async () => verificationFormPage(await openLink(deps, params.token))),
       ),
-    submitEmailVerificationForm: async ({ params }) => page(async () => verificationDonePage((await verifyEmail(deps, params.token)).email)),
+    submitEmailVerificationForm: async ({ params }) =>
+      page(async () => verificationDonePage((await verifyEmail(deps, params.token)).email)),
     verifyEmail: async ({ params }) => ({ status: 200, body: await verifyEmail(deps, params.token) }),
   });
 }

@@ -34,7 +34,8 @@ export function passwordResetRoutes(
       page(async () => {
         const { email } = await openLink(deps, params.token);
         const again = (error: string) => htmlPage(400, resetFormPage({ email, passwordMinLength, error }));
-        if ((form.password ?? '') !== (form.confirmation ?? '')) return again('The two passwords are not the same. Type the new password twice.');
+        if ((form.password ?? '') !== (form.confirmation ?? ''))
+          return again('The two passwords are not the same. Type the new password twice.');
         let password: string;
         try {
           ({ password } = validateInput(passwordBody, { password: form.password }, 'body'));
@@ -44,6 +45,9 @@ export function passwordResetRoutes(
         }
         return htmlPage(200, resetDonePage((await completePasswordReset(deps, params.token, password)).email));
       }),
-    completePasswordReset: async ({ params, body }) => ({ status: 200, body: await completePasswordReset(deps, params.token, body.password) }),
+    completePasswordReset: async ({ params, body }) => ({
+      status: 200,
+      body: await completePasswordReset(deps, params.token, body.password),
+    }),
   });
 }
