@@ -1,33 +1,17 @@
-import type { Browser } from 'playwright-core';
 import { aUser, signIn, signUp } from '../support/actors';
-import { launchChromium, openPage } from '../support/browser';
-import { client, type Client } from '../support/http';
+import { expectLinkPageWalk, openPage, stackWithBrowser } from '../support/browser';
 import { mailedLinks } from '../support/outbox';
-import { startTestStack, type TestStack } from '../support/stack';
 
 /**
  * The reset page in a real browser (Debian's Chromium, which `npm test` installs), with the whole
  * stack: ask for a reset, open the link from the .eml the mailer wrote, type the new password in
  * the form, submit, and sign in with it. No JavaScript is involved: the page has none.
  */
-let stack: TestStack;
-let api: Client;
-let browser: Browser;
-
-beforeAll(async () => {
-  stack = await startTestStack();
-  api = client(stack.url);
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+const its = stackWithBrowser();
 
 /** The reset link mailed to `email` (sign-up mails a verification link to the same address too). */
 async function resetLinkFor(email: string): Promise<string> {
-  const [link] = await mailedLinks(stack.outboxDir, email, 'password-resets');
+  const [link] = await mailedLinks(its.stack.outboxDir, email, 'password-resets');
   return link!;
 }
 
@@ -35,10 +19,10 @@ describe('the password reset page in Chromium', () => {
   test('when a user opens the link from the mail and submits a new password twice, then the page says it is set and the new password signs in', async () => {
     // Arrange
     const user = aUser();
-    expect((await signUp(api, stack, user)).status).toBe(201);
-    expect((await api.post('/password-resets', { form: { email: user.email, access_token: stack.secrets.MASTER_KEY } })).status).toBe(202);
+    expect((await signUp(its.api, its.stack, user)).status).toBe(201);
+    expect((await its.api.post('/password-resets', { form: { email: user.email, access_token: its.stack.secrets.MASTER_KEY } })).status).toBe(202);
     const link = await resetLinkFor(user.email);
-    const { page, cspViolations: violations, close } = await openPage(browser);
+    const { page, cspViolations: violations, close } = await openPage(its.browser);
 
     try {
       // Act
@@ -54,19 +38,12 @@ describe('the password reset page in Chromium', () => {
       const deadHeading = await page.locator('h1').textContent();
 
       // Assert
-      expect(opened?.status()).toBe(200);
-      expect(opened?.headers()['content-type']).toMatch(/^text\/html/);
+      expectLinkPageWalk({ opened, topbar, answer, reopened, deadHeading, violations });
       expect(heading).toBe('Choose a new password');
-      expect(topbar).toBe('rgb(27, 27, 27)'); // the stylesheet applied: the CSP let exactly it in
       expect(shown).toContain(user.email);
-      expect(answer?.status()).toBe(200);
-      expect(answer?.request().method()).toBe('POST');
       expect(outcome).toBe('Your password is set');
-      expect(reopened?.status()).toBe(404);
-      expect(deadHeading).toBe('This link no longer works');
-      expect(violations).toEqual([]);
-      expect((await signIn(api, stack, { ...user, password: 'a-browser-password' })).status).toBe(201);
-      expect((await signIn(api, stack, user)).status).toBe(401);
+      expect((await signIn(its.api, its.stack, { ...user, password: 'a-browser-password' })).status).toBe(201);
+      expect((await signIn(its.api, its.stack, user)).status).toBe(401);
     } finally {
       await close();
     }
@@ -74,10 +51,10 @@ describe('the password reset page in Chromium', () => {
 
   test('when the two passwords differ, then the form comes back saying so, and the link still works', async () => {
     const user = aUser();
-    expect((await signUp(api, stack, user)).status).toBe(201);
-    await api.post('/password-resets', { form: { email: user.email, access_token: stack.secrets.MASTER_KEY } });
+    expect((await signUp(its.api, its.stack, user)).status).toBe(201);
+    await its.api.post('/password-resets', { form: { email: user.email, access_token: its.stack.secrets.MASTER_KEY } });
     const link = await resetLinkFor(user.email);
-    const { page, close } = await openPage(browser);
+    const { page, close } = await openPage(its.browser);
     try {
       await page.goto(link);
       await page.fill('#password', 'one-new-password');
@@ -87,7 +64,7 @@ describe('the password reset page in Chromium', () => {
       expect(answer?.status()).toBe(400);
       expect(await page.locator('[role=alert]').textContent()).toContain('not the same');
       expect(await page.locator('form').count()).toBe(1);
-      expect((await api.get(new URL(link).pathname)).status).toBe(200);
+      expect((await its.api.get(new URL(link).pathname)).status).toBe(200);
     } finally {
       await close();
     }

@@ -1,17 +1,22 @@
-import { createRateLimits, createRedis, parseQuota, type Logger, type Metrics, type RedisHandle } from '@restgate/shared';
+import { createRateLimits, parseQuota, type Logger, type Metrics, type RedisHandle } from '@restgate/shared';
 import type { AbuseConfig } from './abuse.config';
 import { createSignInBackoff } from './data/sign-in-backoff.store';
-import type { PasswordHasher } from './domain/password-hasher';
-import type { ResetMailCap } from './domain/reset-mail-cap';
+import type { PasswordHasher } from './domain/password-hasher.port';
+import type { LinkMailCap } from './domain/emailed-link';
 import type { SignInBackoff } from './domain/sign-in-backoff';
 
-export interface AbuseProtection {
-  redis: RedisHandle;
+/** The limits the use cases consult. */
+export interface AbuseLimits {
   backoff: SignInBackoff;
-  resetMailCap: ResetMailCap;
-  /** Requests for a new verification link: the same quota, counted apart. */
-  verificationMailCap: ResetMailCap;
-  close(): Promise<void>;
+  /** Mails per address: one quota (RESET_MAILS_PER_EMAIL), counted apart for each purpose. */
+  mailCaps: { passwordReset: LinkMailCap; emailVerification: LinkMailCap };
+}
+
+/** Limits that limit nothing: for a service whose tests sign in many times from one address. */
+export function noAbuseLimits(): AbuseLimits {
+  const allow: LinkMailCap = { allow: async () => true };
+  const settled = { succeeded: async () => {}, release: async () => {} };
+  return { backoff: { reserve: async () => settled }, mailCaps: { passwordReset: allow, emailVerification: allow } };
 }
 
 /**
@@ -22,13 +27,12 @@ export interface AbuseProtection {
 export function wireAbuseProtection(parts: {
   config: AbuseConfig;
   logger: Logger;
-  metrics?: Metrics;
-  hasher?: PasswordHasher;
-  /** The process's Redis connection (default: one of its own). */
-  redis?: RedisHandle;
-}): AbuseProtection {
-  const { config, logger, metrics } = parts;
-  const redis = parts.redis ?? createRedis(config.REDIS_URL, logger);
+  metrics: Metrics;
+  hasher: PasswordHasher;
+  /** The process's Redis connection (closed by the service). */
+  redis: RedisHandle;
+}): AbuseLimits {
+  const { config, logger, metrics, hasher, redis } = parts;
   const limits = createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:identity` });
   const backoff = createSignInBackoff(limits, {
     freeFailures: config.PASSWORD_BACKOFF_FREE_FAILURES,
@@ -36,35 +40,26 @@ export function wireAbuseProtection(parts: {
     maxSeconds: config.PASSWORD_BACKOFF_MAX_SECONDS,
     account: parseQuota(config.PASSWORD_ACCOUNT_FAILURES),
   });
-  const mails = limits.limiter({ name: 'reset-mails', ...parseQuota(config.RESET_MAILS_PER_EMAIL), onStoreError: 'closed' });
-  const verificationMails = limits.limiter({
-    name: 'verification-mails',
-    ...parseQuota(config.RESET_MAILS_PER_EMAIL),
-    onStoreError: 'closed',
+  const mailCap = (name: string): LinkMailCap => {
+    const limiter = limits.limiter({ name, ...parseQuota(config.RESET_MAILS_PER_EMAIL), onStoreError: 'closed' });
+    return { allow: async (email) => (await limiter.consume(email)).allowed };
+  };
+  metrics.gauge({
+    name: 'identity_hash_queue_depth',
+    help: 'Password hashes and checks waiting for a worker thread.',
+    collect() {
+      this.set(hasher.stats().queued);
+    },
   });
-  const hasher = parts.hasher;
-  if (metrics && hasher) {
-    metrics.gauge({
-      name: 'identity_hash_queue_depth',
-      help: 'Password hashes and checks waiting for a worker thread.',
-      collect() {
-        this.set(hasher.stats().queued);
-      },
-    });
-    metrics.gauge({
-      name: 'identity_password_hashes_completed',
-      help: 'Password hashes and checks computed since the process started.',
-      collect() {
-        this.set(hasher.stats().completed);
-      },
-    });
-  }
+  metrics.gauge({
+    name: 'identity_password_hashes_completed',
+    help: 'Password hashes and checks computed since the process started.',
+    collect() {
+      this.set(hasher.stats().completed);
+    },
+  });
   return {
-    redis,
     backoff,
-    resetMailCap: { allow: async (email) => (await mails.consume(email)).allowed },
-    verificationMailCap: { allow: async (email) => (await verificationMails.consume(email)).allowed },
-    // A connection it was given is closed by whoever opened it.
-    close: () => (parts.redis ? Promise.resolve() : redis.close()),
+    mailCaps: { passwordReset: mailCap('reset-mails'), emailVerification: mailCap('verification-mails') },
   };
 }

@@ -4,9 +4,9 @@
  * for its policy table. Data only: this file and what it imports neither connect nor start
  * anything, and need nothing but joi and @restgate/shared at run time.
  */
-import { defineSpec, type HttpMethod, type ServiceApi } from '@restgate/shared';
-import { passwordResetSchemas, passwordResetViewSchema, resetAcceptedSchema } from './http/password-reset.schemas';
-import { emailVerificationSchemas, emailVerificationViewSchema } from './http/email-verification.schemas';
+import { defineSpec, type HttpMethod, type RouteSpec, type ServiceApi } from '@restgate/shared';
+import type Joi from 'joi';
+import { emailVerificationSchemas, passwordResetSchemas } from './http/emailed-link.schemas';
 import { providerTokenBody, providerTokenQuery } from './http/social.schemas';
 import { codeBody, disableMfaBody, mfaSignInBody, recoveryCodesSchema, totpEnrolmentSchema } from './http/mfa.schemas';
 import { refreshBody, sessionListingSchema, sessionListQuery, sessionTokensSchema } from './http/session.schemas';
@@ -300,141 +300,141 @@ export function userApi(options: IdentityApiOptions) {
   };
 }
 
-export function passwordResetApi(options: IdentityApiOptions) {
-  const schemas = passwordResetSchemas(options);
-  const tags = ['password resets'];
+type ResponseDoc = NonNullable<RouteSpec['responses']>[number];
+
+/** What tells the two e-mailed links' routes apart: their path, texts and schemas. */
+interface EmailedLinkRoutes<R, F, C> {
+  path: string;
+  tags: string[];
+  request: { summary: string; description?: string; body: Joi.ObjectSchema<R>; accepted: ResponseDoc };
+  show: { summary: string; description: string; ok: ResponseDoc };
+  form: { summary: string; description: string; body: Joi.ObjectSchema<F>; ok: string; refused?: string };
+  complete: { summary: string; body?: Joi.ObjectSchema<C>; refused?: string };
+}
+
+/**
+ * The four routes of an e-mailed link: ask for one (master key), read what its token opens (the
+ * link in the mail: JSON, or a page for a browser), the page's form, and the API's use of it.
+ */
+function emailedLinkApi<R, F, C>(o: EmailedLinkRoutes<R, F, C>) {
   const deadToken = { description: 'The token is unknown, used, expired or malformed (one answer for all).' };
+  const token = { path: `${o.path}/:token`, secretParams: ['token'], noStore: true, level: 'public' as const, tags: o.tags };
+  const refused = (description: string | undefined, html?: true): Record<number, ResponseDoc> =>
+    description ? { 400: { description, ...(html && { html }) } } : {};
   return {
-    requestPasswordReset: defineSpec({
+    request: defineSpec<R>({
       method: 'post',
-      path: '/password-resets',
+      path: o.path,
       level: 'master',
-      tags,
-      summary:
-        'Ask for a password reset mail. Answered once the request is stored, before the mail goes out; the same answer whether or not the e-mail is registered.',
-      schemas: { body: schemas.requestBody },
+      tags: o.tags,
+      summary: o.request.summary,
+      ...(o.request.description && { description: o.request.description }),
+      schemas: { body: o.request.body },
       responses: {
-        202: { description: 'Accepted (also for an unknown e-mail, which gets no mail).', schema: resetAcceptedSchema },
+        202: o.request.accepted,
         400: { description: 'Invalid body; `param` names the first failing field.' },
         401: { description: 'No credential.' },
         403: { description: 'A credential other than the master key.' },
       },
     }),
-    getPasswordReset: defineSpec<unknown, unknown, { token: string }>({
+    show: defineSpec<unknown, unknown, { token: string }>({
       method: 'get',
-      path: '/password-resets/:token',
-      secretParams: ['token'],
-      noStore: true,
-      level: 'public',
-      tags,
+      ...token,
+      summary: o.show.summary,
+      description: o.show.description,
+      responses: { 200: { ...o.show.ok, html: true }, 404: { ...deadToken, html: true } },
+    }),
+    form: defineSpec<F, unknown, { token: string }>({
+      method: 'post',
+      ...token,
+      summary: o.form.summary,
+      description: o.form.description,
+      schemas: { body: o.form.body },
+      responses: { 200: { description: o.form.ok, html: true }, ...refused(o.form.refused, true), 404: { ...deadToken, html: true } },
+    }),
+    complete: defineSpec<C, unknown, { token: string }>({
+      method: 'put',
+      ...token,
+      summary: o.complete.summary,
+      ...(o.complete.body && { schemas: { body: o.complete.body } }),
+      responses: { 200: { description: 'The user.', schema: fullUserSchema }, ...refused(o.complete.refused), 404: deadToken },
+    }),
+  };
+}
+
+export function passwordResetApi(options: IdentityApiOptions) {
+  const schemas = passwordResetSchemas(options);
+  const specs = emailedLinkApi({
+    path: '/password-resets',
+    tags: ['password resets'],
+    request: {
+      summary:
+        'Ask for a password reset mail. Answered once the request is stored, before the mail goes out; the same answer whether or not the e-mail is registered.',
+      body: schemas.requestBody,
+      accepted: { description: 'Accepted (also for an unknown e-mail, which gets no mail).', schema: schemas.acceptedSchema },
+    },
+    show: {
       summary: 'Whose password a reset token resets; a browser (`Accept: text/html`) gets the reset page instead.',
       description:
         'The link in the reset mail. JSON clients get `{ user }`. A request whose `Accept` prefers `text/html` gets a page with a form (new password, twice) that posts to `POST /password-resets/{token}`; a dead token gets a page saying so, with status 404.',
-      responses: {
-        200: { description: 'The user the token belongs to (JSON), or the reset form (HTML).', schema: passwordResetViewSchema, html: true },
-        404: { ...deadToken, html: true },
-      },
-    }),
-    submitPasswordResetForm: defineSpec<{ password?: string; confirmation?: string }, unknown, { token: string }>({
-      method: 'post',
-      path: '/password-resets/:token',
-      secretParams: ['token'],
-      noStore: true,
-      level: 'public',
-      tags,
+      ok: { description: 'The user the token belongs to (JSON), or the reset form (HTML).', schema: schemas.viewSchema },
+    },
+    form: {
       summary: "The reset page's form: sets the new password and answers a page with the outcome.",
       description:
         'For browsers, which cannot send PUT from a form: `application/x-www-form-urlencoded` with `password` and `confirmation`. The same rules and effect as `PUT /password-resets/{token}`; every answer is an HTML page. API clients use the PUT.',
-      schemas: { body: schemas.formBody },
-      responses: {
-        200: { description: 'The password is set: a page that says so.', html: true },
-        400: { description: 'The passwords differ or break the rules: the form again, saying why; the token stays valid.', html: true },
-        404: { ...deadToken, html: true },
-      },
-    }),
-    completePasswordReset: defineSpec<{ password: string }, unknown, { token: string }>({
-      method: 'put',
-      path: '/password-resets/:token',
-      secretParams: ['token'],
-      noStore: true,
-      level: 'public',
-      tags,
+      body: schemas.formBody,
+      ok: 'The password is set: a page that says so.',
+      refused: 'The passwords differ or break the rules: the form again, saying why; the token stays valid.',
+    },
+    complete: {
       summary: "Set a new password with a reset token. The token is used up, and so are the user's other reset tokens and every session.",
-      schemas: { body: schemas.passwordBody },
-      responses: {
-        200: { description: 'The user.', schema: fullUserSchema },
-        400: { description: 'Invalid password (`param: "password"`): the token stays valid.' },
-        404: deadToken,
-      },
-    }),
+      body: schemas.passwordBody,
+      refused: 'Invalid password (`param: "password"`): the token stays valid.',
+    },
+  });
+  return {
+    requestPasswordReset: specs.request,
+    getPasswordReset: specs.show,
+    submitPasswordResetForm: specs.form,
+    completePasswordReset: specs.complete,
   };
 }
 
 export function emailVerificationApi(_options?: IdentityApiOptions) {
   const schemas = emailVerificationSchemas();
-  const tags = ['e-mail verification'];
-  const deadToken = { description: 'The token is unknown, used, expired or malformed (one answer for all).' };
-  return {
-    requestEmailVerification: defineSpec({
-      method: 'post',
-      path: '/email-verifications',
-      level: 'master',
-      tags,
+  const specs = emailedLinkApi({
+    path: '/email-verifications',
+    tags: ['e-mail verification'],
+    request: {
       summary:
         'Ask for a new verification link for an address. Answered once the request is stored; the same answer whether or not the e-mail is registered or already verified.',
       description:
         'Sign-up sends the first link; this sends a fresh one (the earlier links of the user stop working). Only a registered, unverified address gets a mail, and at most `RESET_MAILS_PER_EMAIL` of them per window.',
-      schemas: { body: schemas.requestBody },
-      responses: {
-        202: { description: 'Accepted (also for an unknown or verified e-mail, which gets no mail).', schema: schemas.acceptedSchema },
-        400: { description: 'Invalid body; `param` names the first failing field.' },
-        401: { description: 'No credential.' },
-        403: { description: 'A credential other than the master key.' },
-      },
-    }),
-    getEmailVerification: defineSpec<unknown, unknown, { token: string }>({
-      method: 'get',
-      path: '/email-verifications/:token',
-      secretParams: ['token'],
-      noStore: true,
-      level: 'public',
-      tags,
+      body: schemas.requestBody,
+      accepted: { description: 'Accepted (also for an unknown or verified e-mail, which gets no mail).', schema: schemas.acceptedSchema },
+    },
+    show: {
       summary: 'Whose address a verification token proves; a browser (`Accept: text/html`) gets the verification page instead.',
       description:
         'The link in the verification mail. Reading it changes nothing (mail scanners open links): JSON clients get `{ user }`, and a request whose `Accept` prefers `text/html` gets a page with one button that posts to `POST /email-verifications/{token}`; a dead token gets a page saying so, with status 404.',
-      responses: {
-        200: { description: 'The user the token belongs to (JSON), or the page with the button (HTML).', schema: emailVerificationViewSchema, html: true },
-        404: { ...deadToken, html: true },
-      },
-    }),
-    submitEmailVerificationForm: defineSpec<Record<string, never>, unknown, { token: string }>({
-      method: 'post',
-      path: '/email-verifications/:token',
-      secretParams: ['token'],
-      noStore: true,
-      level: 'public',
-      tags,
+      ok: { description: 'The user the token belongs to (JSON), or the page with the button (HTML).', schema: schemas.viewSchema },
+    },
+    form: {
       summary: "The verification page's button: verifies the address and answers a page with the outcome.",
       description: 'For browsers, which cannot send PUT from a form. The same effect as `PUT /email-verifications/{token}`; every answer is an HTML page.',
-      schemas: { body: schemas.formBody },
-      responses: {
-        200: { description: 'The address is verified: a page that says so.', html: true },
-        404: { ...deadToken, html: true },
-      },
-    }),
-    verifyEmail: defineSpec<unknown, unknown, { token: string }>({
-      method: 'put',
-      path: '/email-verifications/:token',
-      secretParams: ['token'],
-      noStore: true,
-      level: 'public',
-      tags,
+      body: schemas.formBody,
+      ok: 'The address is verified: a page that says so.',
+    },
+    complete: {
       summary: "Verify an address with its token: the user's `emailVerified` becomes true, and the token and the user's other verification links are used up.",
-      responses: {
-        200: { description: 'The user.', schema: fullUserSchema },
-        404: deadToken,
-      },
-    }),
+    },
+  });
+  return {
+    requestEmailVerification: specs.request,
+    getEmailVerification: specs.show,
+    submitEmailVerificationForm: specs.form,
+    verifyEmail: specs.complete,
   };
 }
 

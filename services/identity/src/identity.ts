@@ -1,23 +1,26 @@
 import { applyPolicy, createMetrics, createMongo, createRedis, retryUntil, type Logger, type Metrics, type MongoHandle, type RedisHandle } from '@restgate/shared';
-import type { AmqpOptions } from '@restgate/shared/amqp';
+import { createAmqp, type AmqpClient, type AmqpOptions } from '@restgate/shared/amqp';
 import type { Express } from 'express';
-import { wireAbuseProtection, type AbuseProtection } from './abuse.wiring';
+import { noAbuseLimits, wireAbuseProtection, type AbuseLimits } from './abuse.wiring';
+import { mailExchangeName } from './amqp/mail-exchange';
+import { createOutboxRelay, type OutboxRelay } from './amqp/outbox-relay';
 import { createApp } from './app';
 import type { IdentityConfig } from './config';
 import { createPasswordHasher } from './crypto/password-hasher';
 import { createTokenIssuer } from './crypto/token-issuer';
 import { createRevocationRecorder } from './data/revocation.store';
 import { MongoMfaRepository } from './data/mfa.repository';
+import { OutboxRepository } from './data/outbox.repository';
 import { MongoSessionRepository } from './data/session.repository';
 import { createMfaCrypto } from './crypto/mfa-crypto';
 import { MongoUserRepository } from './data/user.repository';
 import type { IdentityDeps } from './domain/identity-deps';
-import { queueVerificationMail } from './domain/request-email-verification';
+import { verificationMailer } from './domain/email-verification';
 import { createSocialLogin } from './domain/social/social-login';
 import { identityRoutes } from './http/routes';
 import { USER_FILTERS } from './http/user.schemas';
-import { wireEmailVerifications, type EmailVerifications } from './email-verification.wiring';
-import { wirePasswordResets, type PasswordResets } from './password-reset.wiring';
+import { wireEmailedLinks, type EmailedLinks } from './emailed-links.wiring';
+import { createHousekeeping, type Housekeeping } from './housekeeping';
 
 /** What the identity service is built from: `start.ts` passes what `runService` gives it, tests their own. */
 export interface IdentityWiring {
@@ -28,7 +31,7 @@ export interface IdentityWiring {
   /** Overrides for the broker connection (tests shorten the reconnect back-off). */
   amqpOptions?: Partial<Omit<AmqpOptions, 'url' | 'logger'>>;
   /**
-   * The password back-off and the reset-mail cap, on Redis. On unless turned off: only tests of
+   * The password back-off and the link mail caps, on Redis. On unless turned off: only tests of
    * something else turn it off, so that their many sign-ins from one address are not throttled.
    * (Ended sessions are recorded on Redis either way.)
    */
@@ -40,26 +43,32 @@ export interface Identity {
   mongo: MongoHandle;
   /** What the use cases work with. */
   deps: IdentityDeps;
-  passwordResets: PasswordResets;
-  /** Verification tokens and their relay (over the password resets' broker connection). */
-  emailVerifications: EmailVerifications;
+  /** Password resets and e-mail verifications: each purpose's use-case dependencies and token store. */
+  links: EmailedLinks;
+  /** The broker connection: the outbox relay publishes the links' mails over it. */
+  amqp: AmqpClient;
+  relay: OutboxRelay;
+  outbox: OutboxRepository;
+  /** The periodic clean-up of expired rows (links, outbox leases, sessions). */
+  housekeeping: Housekeeping;
   /** The connection that records ended sessions (and carries the abuse limits). */
   redis: RedisHandle;
-  /** The back-off and the reset-mail cap on Redis, unless turned off. */
-  abuse?: AbuseProtection;
+  /** The back-off and the mail caps on Redis, unless turned off. */
+  abuse?: AbuseLimits;
   /** Creates the indexes, retrying for up to `waitMs` while the database is not there yet. */
   ensureIndexes(waitMs?: number): Promise<void>;
   /** Waits (up to `waitMs`) for Redis. */
   whenReady(waitMs?: number): Promise<void>;
-  /** Starts the outbox relay and its broker connection (in the background, retrying). */
+  /** Starts the outbox relay, its broker connection (in the background, retrying) and the periodic clean-up. */
   start(): void;
-  /** Stops the relay and the broker connection, then the hashing workers and the database. */
+  /** Stops the clean-up, the relay and the broker connection, then the hashing workers and the database. */
   stop(): Promise<void>;
 }
 
 /**
- * Wires the identity service together: repositories, hasher, token issuer, social providers,
- * password resets and their outbox relay, the route table with `ROUTE_POLICY` applied, the app.
+ * Wires the identity service together: repositories, hasher, token issuer, social providers, the
+ * e-mailed links, the broker and the outbox relay that publishes their mails, the periodic
+ * clean-up, the route table with `ROUTE_POLICY` applied, the app.
  * Connects nothing and listens nowhere; `start.ts` and the tests call it the same way.
  */
 export function createIdentity({ config, logger, metrics = createMetrics(), amqpOptions, abuseProtection = true }: IdentityWiring): Identity {
@@ -74,6 +83,7 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
   });
   const redis = createRedis(config.REDIS_URL, logger);
   const abuse = abuseProtection ? wireAbuseProtection({ config, logger, metrics, hasher, redis }) : undefined;
+  const limits = abuse ?? noAbuseLimits();
   const sessions = new MongoSessionRepository(mongo.db);
   // Remembered as long as the longest access token lives: past that, its tokens are dead anyway.
   const revocations = createRevocationRecorder(redis.client, config.REDIS_KEY_PREFIX, config.JWT_TTL_SECONDS);
@@ -83,23 +93,27 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     audience: config.JWT_AUDIENCE,
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
-  const passwordResets = wirePasswordResets({
+  const links = wireEmailedLinks({
     config,
     db: mongo.db,
     users,
     hasher,
     sessions: { sessions, revocations },
+    mailCaps: limits.mailCaps,
+    mailQueued: () => relay.wake(),
     logger,
-    amqpOptions,
-    mailCap: abuse?.resetMailCap,
   });
-  const emailVerifications = wireEmailVerifications({
-    config,
-    db: mongo.db,
-    users,
-    amqp: passwordResets.amqp,
+  const amqp = createAmqp({ name: 'identity', ...amqpOptions, url: config.AMQP_URL, logger });
+  const outbox = new OutboxRepository(mongo.db, links.repositories.map((r) => r.collection));
+  const relay = createOutboxRelay({ amqp, outbox, exchange: mailExchangeName(config.TOPOLOGY_PREFIX), logger, pollMs: config.OUTBOX_POLL_MS });
+  const housekeeping = createHousekeeping({
     logger,
-    mailCap: abuse?.verificationMailCap,
+    jobs: {
+      ...Object.fromEntries(links.repositories.map((r) => [r.collection, () => r.deleteExpired(new Date())])),
+      outbox_leases: () => outbox.deleteExpiredLeases(),
+      // Here rather than at sign-in, which would add a query to every sign-in.
+      sessions: () => sessions.deleteExpired(new Date()),
+    },
   });
   const mfa = new MongoMfaRepository(mongo.db);
   const deps: IdentityDeps = {
@@ -108,20 +122,20 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     mfaCrypto: config.MFA_ENCRYPTION_KEY ? createMfaCrypto(config.MFA_ENCRYPTION_KEY, config.JWT_ISSUER) : undefined,
     hasher,
     tokens,
-    backoff: abuse?.backoff,
+    backoff: limits.backoff,
     sessions,
     revocations,
     sessionSettings: { refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, reuseGraceSeconds: config.REFRESH_REUSE_GRACE_SECONDS },
-    resetTokens: passwordResets.resets,
+    resetTokens: links.passwordResets.links,
     requireVerifiedEmail: config.REQUIRE_VERIFIED_EMAIL,
-    sendVerificationMail: (user, requestId, log) => queueVerificationMail(emailVerifications.deps, user, requestId, log),
+    sendVerificationMail: verificationMailer(links.emailVerifications),
   };
   const routes = applyPolicy(
     identityRoutes(deps, {
       passwordMinLength: config.PASSWORD_MIN_LENGTH,
       social: createSocialLogin(config, logger),
-      passwordResets: passwordResets.deps,
-      emailVerifications: emailVerifications.deps,
+      passwordResets: links.passwordResets,
+      emailVerifications: links.emailVerifications,
     }),
     config.ROUTE_POLICY,
   );
@@ -131,8 +145,7 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     name: 'identity_outbox_pending',
     help: 'Password-reset and e-mail verification mails waiting in the outbox for the broker.',
     async collect() {
-      const [resets, verifications] = await Promise.all([passwordResets.relay.backlog(), emailVerifications.relay.backlog()]);
-      this.set(resets + verifications);
+      this.set(await relay.backlog());
     },
   });
 
@@ -140,29 +153,38 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     app,
     mongo,
     deps,
-    passwordResets,
-    emailVerifications,
+    links,
+    amqp,
+    relay,
+    outbox,
+    housekeeping,
     redis,
     abuse,
     async ensureIndexes(waitMs = 30_000) {
       await retryUntil(() => users.ensureIndexes(), waitMs, logger, 'creating indexes');
       await retryUntil(() => sessions.ensureIndexes(), waitMs, logger, 'creating session indexes');
       await retryUntil(() => mfa.ensureIndexes(), waitMs, logger, 'creating MFA indexes');
-      await retryUntil(() => passwordResets.ensureIndexes(), waitMs, logger, 'creating password reset indexes');
-      await retryUntil(() => emailVerifications.ensureIndexes(), waitMs, logger, 'creating e-mail verification indexes');
+      for (const repository of links.repositories) {
+        const { ttl } = await retryUntil(() => repository.ensureIndexes(), waitMs, logger, `creating ${repository.collection} indexes`);
+        if (repository.options.ttlIndex && !ttl) {
+          logger.warn(`this MongoDB-compatible server has no TTL indexes (FerretDB): expired ${repository.collection} are removed by the periodic clean-up instead`);
+        }
+      }
+      await retryUntil(() => outbox.ensureIndexes(), waitMs, logger, 'creating outbox indexes');
     },
     async whenReady(waitMs = 5_000) {
       await redis.whenReady(waitMs);
     },
     start() {
-      emailVerifications.start();
-      passwordResets.start();
+      relay.start();
+      amqp.start();
+      housekeeping.start();
     },
     async stop() {
-      await emailVerifications.stop();
-      await passwordResets.stop();
+      await housekeeping.stop();
+      await relay.stop();
+      await amqp.stop();
       await hasher.close();
-      await abuse?.close();
       await redis.close();
       await mongo.close();
     },

@@ -1,5 +1,6 @@
 import type { Principal } from '@restgate/shared';
-import { assertMayGrantRole, assertSelfOrAdmin, resolveUserId } from '../src/domain/access';
+import { assertMayGrantRole, assertSelfOrAdmin } from '../src/domain/access';
+import { resolveUserId } from '../src/http/user-id';
 
 const ID = '65f0a1b2c3d4e5f601234567';
 const user: Principal = { kind: 'user', id: ID, role: 'user' };

@@ -1,7 +1,7 @@
 import { randomEmail } from '@restgate/shared/testing';
 import { ObjectId } from 'mongodb';
-import { EMAIL_VERIFICATIONS_COLLECTION, type EmailVerificationDocument } from '../src/data/email-verification.repository';
-import { hashResetToken } from '../src/domain/password-reset';
+import { EMAIL_VERIFICATIONS_COLLECTION, type LinkTokenDocument } from '../src/data/link-token.repository';
+import { hashLinkToken } from '../src/domain/emailed-link';
 import { basic, MASTER, type IdentityHarness } from './support/identity-harness';
 import { eventually, linkIn, pause, startMailPipeline, type MailPipeline } from './support/password-resets';
 
@@ -24,7 +24,7 @@ describe('e-mail verification', () => {
 
   const rows = (on: IdentityHarness, userId: string) =>
     on.db
-      .collection<EmailVerificationDocument>(EMAIL_VERIFICATIONS_COLLECTION)
+      .collection<LinkTokenDocument>(EMAIL_VERIFICATIONS_COLLECTION)
       .find({ userId: new ObjectId(userId) })
       .toArray();
   const signUp = (on: IdentityHarness, email: string, password = 'correct-horse') =>
@@ -74,8 +74,8 @@ describe('e-mail verification', () => {
     const created = await signUp(h, email);
     const { token } = linkIn((await pipeline.waitForMailsTo(email))[0]!);
     await h.db
-      .collection<EmailVerificationDocument>(EMAIL_VERIFICATIONS_COLLECTION)
-      .updateOne({ tokenHash: hashResetToken(token) }, { $set: { expiresAt: new Date(Date.now() - 1_000) } });
+      .collection<LinkTokenDocument>(EMAIL_VERIFICATIONS_COLLECTION)
+      .updateOne({ tokenHash: hashLinkToken(token) }, { $set: { expiresAt: new Date(Date.now() - 1_000) } });
 
     const look = await h.call('get', `/email-verifications/${token}`).set('Accept', 'text/html');
     const verify = await h.call('put', `/email-verifications/${token}`);

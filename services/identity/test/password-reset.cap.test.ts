@@ -1,4 +1,4 @@
-import { hashResetToken } from '../src/domain/password-reset';
+import { hashLinkToken } from '../src/domain/emailed-link';
 import { MASTER, type IdentityHarness } from './support/identity-harness';
 import { eventually, linkIn, pause, resetsOf, startMailPipeline, type MailPipeline } from './support/password-resets';
 
@@ -31,7 +31,7 @@ describe('POST /password-resets: the mail cap per e-mail address', () => {
     expect(mails).toHaveLength(2);
     const rows = await resetsOf(h, user.id);
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.tokenHash).toBe(hashResetToken(linkIn(mails[1]!).token));
+    expect(rows[0]!.tokenHash).toBe(hashLinkToken(linkIn(mails[1]!).token));
     expect((await h.call('get', `/password-resets/${linkIn(mails[0]!).token}`)).status).toBe(404);
     expect((await h.call('get', `/password-resets/${linkIn(mails[1]!).token}`)).status).toBe(200);
   });

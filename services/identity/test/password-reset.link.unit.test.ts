@@ -1,4 +1,4 @@
-import { hashResetToken, mailName, newResetToken } from '../src/domain/password-reset';
+import { hashLinkToken, mailName, newLinkToken } from '../src/domain/emailed-link';
 import { resetLink } from '../src/domain/reset-link';
 
 const settings = { linkOrigins: ['https://app.example.com', 'http://localhost:3000'], defaultPage: 'https://example.com/reset/' };
@@ -34,15 +34,15 @@ describe('resetLink', () => {
   });
 });
 
-describe('newResetToken', () => {
+describe('newLinkToken', () => {
   test('it has 256 random bits in base64url, and only its SHA-256 hash is kept', () => {
-    const { token: a, tokenHash } = newResetToken();
-    const { token: b } = newResetToken();
+    const { token: a, tokenHash } = newLinkToken();
+    const { token: b } = newLinkToken();
 
     expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(Buffer.from(a, 'base64url')).toHaveLength(32);
     expect(a).not.toBe(b);
-    expect(tokenHash).toBe(hashResetToken(a));
+    expect(tokenHash).toBe(hashLinkToken(a));
     expect(tokenHash).toMatch(/^[0-9a-f]{64}$/);
     expect(tokenHash).not.toContain(a);
   });

@@ -1,42 +1,43 @@
 import { validateMessage } from '@restgate/shared/amqp';
 import { MAIL_MESSAGE_SCHEMAS } from '../../mailer/src/domain/mail.messages';
-import { emailVerificationMail } from '../src/domain/email-verification-mail';
-import { passwordResetMail, type PasswordResetMailData } from '../src/domain/password-reset-mail';
+import { LINK_MAIL_TYPES, linkMail, type LinkMailData, type LinkMailType } from '../src/domain/link-mail';
 
 /**
- * Identity keeps its own view of the mailer's `mail.password-reset` (the mailer owns the
- * contract). The two must agree: a request identity builds must be one the mailer accepts, and
- * what the mailer would dead-letter identity must refuse to build (and so never store).
+ * Identity keeps its own view of the mailer's link mails, `mail.password-reset` and
+ * `mail.email-verification` (the mailer owns the contracts). The two must agree: a request
+ * identity builds must be one the mailer accepts, and what the mailer would dead-letter identity
+ * must refuse to build (and so never store).
  */
-const valid: PasswordResetMailData = {
+const valid: LinkMailData = {
   to: 'ada@example.test',
   name: 'Ada Lovelace',
   link: 'https://app.example.test/reset/abc',
   expiresAt: '2030-01-01T10:00:00.000Z',
 };
 
-const mailerAccepts = (data: unknown) =>
-  validateMessage(Buffer.from(JSON.stringify({ ...passwordResetMail(valid, 'req-1'), data })), {}, MAIL_MESSAGE_SCHEMAS).ok;
+const mailerAccepts = (type: LinkMailType, data: unknown) =>
+  validateMessage(Buffer.from(JSON.stringify({ ...linkMail(type, valid, 'req-1'), data })), {}, MAIL_MESSAGE_SCHEMAS).ok;
 
-const identityBuilds = (data: PasswordResetMailData) => {
+const identityBuilds = (type: LinkMailType, data: LinkMailData) => {
   try {
-    passwordResetMail(data, 'req-1');
+    linkMail(type, data, 'req-1');
     return true;
   } catch {
     return false;
   }
 };
 
-describe('the mail.password-reset contract, seen by identity and by the mailer', () => {
+describe.each(LINK_MAIL_TYPES)('the %s contract, seen by identity and by the mailer', (type) => {
   test('when identity builds a request, then the mailer accepts exactly it', () => {
-    const envelope = passwordResetMail(valid, 'req-1');
+    const envelope = linkMail(type, valid, 'req-1');
 
     const result = validateMessage(Buffer.from(JSON.stringify(envelope)), { messageId: envelope.id }, MAIL_MESSAGE_SCHEMAS);
 
+    expect(envelope.type).toBe(type);
     expect(result).toEqual({ ok: true, message: envelope });
   });
 
-  test.each<[string, Partial<PasswordResetMailData>]>([
+  test.each<[string, Partial<LinkMailData>]>([
     ['a valid request', {}],
     ['CR/LF in the address', { to: 'ada@example.test\r\nBcc: x@example.test' }],
     ['a display name in the address', { to: 'Ada <ada@example.test>' }],
@@ -50,41 +51,6 @@ describe('the mail.password-reset contract, seen by identity and by the mailer',
   ])('when the data has %s, then identity builds it if and only if the mailer accepts it', (_case, change) => {
     const data = { ...valid, ...change };
 
-    expect(identityBuilds(data)).toBe(mailerAccepts(data));
-  });
-});
-
-describe('the mail.email-verification contract, seen by identity and by the mailer', () => {
-  const verificationAccepted = (data: unknown) =>
-    validateMessage(Buffer.from(JSON.stringify({ ...emailVerificationMail(valid, 'req-1'), data })), {}, MAIL_MESSAGE_SCHEMAS).ok;
-  const verificationBuilt = (data: PasswordResetMailData) => {
-    try {
-      emailVerificationMail(data, 'req-1');
-      return true;
-    } catch {
-      return false;
-    }
-  };
-
-  test('when identity builds a request, then the mailer accepts exactly it', () => {
-    const envelope = emailVerificationMail(valid, 'req-1');
-
-    const result = validateMessage(Buffer.from(JSON.stringify(envelope)), { messageId: envelope.id }, MAIL_MESSAGE_SCHEMAS);
-
-    expect(envelope.type).toBe('mail.email-verification');
-    expect(result).toEqual({ ok: true, message: envelope });
-  });
-
-  test.each<[string, Partial<PasswordResetMailData>]>([
-    ['a valid request', {}],
-    ['CR/LF in the address', { to: 'ada@example.test\r\nBcc: x@example.test' }],
-    ['a display name in the address', { to: 'Ada <ada@example.test>' }],
-    ['a control character in the name', { name: 'Ada\u0007' }],
-    ['a link that is not http(s)', { link: 'javascript:alert(1)' }],
-    ['an expiry that is not a date', { expiresAt: 'soon' }],
-  ])('when the data has %s, then identity builds it if and only if the mailer accepts it', (_case, change) => {
-    const data = { ...valid, ...change };
-
-    expect(verificationBuilt(data)).toBe(verificationAccepted(data));
+    expect(identityBuilds(type, data)).toBe(mailerAccepts(type, data));
   });
 });

@@ -1,7 +1,9 @@
 import { createLogger } from '@restgate/shared';
 import { createAmqp, type ReadyHandler } from '@restgate/shared/amqp';
-import { uniqueSuffix } from '@restgate/shared/testing';
+import { randomEmail, uniqueSuffix } from '@restgate/shared/testing';
+import { ObjectId } from 'mongodb';
 import request from 'supertest';
+import { EMAIL_VERIFICATIONS_COLLECTION, type LinkTokenDocument } from '../src/data/link-token.repository';
 import { MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';
 import {
   aPasswordReset,
@@ -24,7 +26,7 @@ type Channel = Parameters<ReadyHandler>[0];
  * The outbox when RabbitMQ is away from identity: the broker is reached through a TCP proxy the
  * test cuts (the other test files keep using the broker).
  */
-describe('password reset while the broker is unreachable', () => {
+describe('password reset and sign-up while the broker is unreachable', () => {
   let pipeline: MailPipeline;
   let proxy: TcpProxy;
   let h: IdentityHarness;
@@ -42,7 +44,7 @@ describe('password reset while the broker is unreachable', () => {
     // Arrange
     const user = await h.aUser();
     proxy.cut();
-    await eventually(() => !h.passwordResets.amqp.isConnected(), { what: 'identity to notice the broker is gone' });
+    await eventually(() => !h.amqp.isConnected(), { what: 'identity to notice the broker is gone' });
 
     // Act: asked while the broker is away
     const res = await h.call('post', '/password-resets', MASTER).send({ email: user.email });
@@ -55,7 +57,7 @@ describe('password reset while the broker is unreachable', () => {
     expect(pipeline.mailsTo(user.email)).toEqual([]);
     const [waiting] = await resetsOf(h, user.id);
     expect(waiting!.mail).toMatchObject({ status: 'pending' });
-    expect(await h.passwordResets.relay.backlog()).toBeGreaterThanOrEqual(1);
+    expect(await h.relay.backlog()).toBeGreaterThanOrEqual(1);
 
     // Act: the broker comes back
     proxy.restore();
@@ -65,6 +67,40 @@ describe('password reset while the broker is unreachable', () => {
     await eventually(async () => (await resetsOf(h, user.id))[0]?.mail?.status === 'sent', { what: 'the row to be marked sent' });
     await pause(1_000);
     expect(pipeline.mailsTo(user.email)).toHaveLength(1);
+  });
+
+  const verificationsOf = (userId: string) =>
+    h.db
+      .collection<LinkTokenDocument>(EMAIL_VERIFICATIONS_COLLECTION)
+      .find({ userId: new ObjectId(userId) })
+      .toArray();
+
+  test('when the broker is down at sign-up, then 201 all the same, and once it is back exactly one verification mail goes out', async () => {
+    // Arrange
+    proxy.cut();
+    await eventually(() => !h.amqp.isConnected(), { what: 'identity to notice the broker is gone' });
+    const email = randomEmail();
+
+    // Act: signed up while the broker is away
+    const res = await h.call('post', '/users', MASTER).send({ email, password: 'correct-horse' });
+    await pause(1_000);
+
+    // Assert: the user exists, the mail waits in the outbox
+    expect(res.status).toBe(201);
+    expect(pipeline.mailsTo(email)).toEqual([]);
+    const [waiting] = await verificationsOf(res.body.id);
+    expect(waiting!.mail).toMatchObject({ status: 'pending', envelope: { type: 'mail.email-verification', data: { to: email } } });
+    expect(await h.relay.backlog()).toBeGreaterThanOrEqual(1);
+
+    // Act: the broker comes back
+    proxy.restore();
+
+    // Assert: one mail, marked sent
+    const [mail] = await pipeline.waitForMailsTo(email, 1, 20_000);
+    await eventually(async () => (await verificationsOf(res.body.id))[0]?.mail?.status === 'sent', { what: 'the row to be marked sent' });
+    await pause(1_000);
+    expect(mail!.subject).toBe('Confirm your e-mail address');
+    expect(pipeline.mailsTo(email)).toHaveLength(1);
   });
 });
 
@@ -145,14 +181,17 @@ describe('the outbox relay', () => {
 
   test('when a reset expires before its mail went out, then it is never sent and the relay removes it', async () => {
     // Arrange: written while no relay runs
-    const h = await startIdentity({ AMQP_URL: pipeline.mail.settings.AMQP_URL, TOPOLOGY_PREFIX: pipeline.mail.settings.TOPOLOGY_PREFIX });
+    const h = await startIdentity(
+      { AMQP_URL: pipeline.mail.settings.AMQP_URL, TOPOLOGY_PREFIX: pipeline.mail.settings.TOPOLOGY_PREFIX },
+      { verificationMails: false },
+    );
     const user = await h.aUser();
     const expired = await aPasswordReset(h, user, { expiresAt: new Date(Date.now() - 1_000) });
     const live = await aPasswordReset(h, user, { beside: true });
 
     try {
       // Act
-      h.passwordResets.start();
+      h.start();
 
       // Assert: the live one goes out; the expired one is gone without a mail
       await pipeline.waitForMailsTo(user.email, 1);

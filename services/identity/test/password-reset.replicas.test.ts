@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { uniqueSuffix } from '@restgate/shared/testing';
 import { createDeliveryRepository } from '../../mailer/src/data/delivery.repository';
+import { PASSWORD_RESETS_COLLECTION } from '../src/data/link-token.repository';
 import { OutboxRepository } from '../src/data/outbox.repository';
 import { MASTER, type IdentityHarness } from './support/identity-harness';
 import { eventually, mailRowsTo, startMailPipeline, type MailPipeline } from './support/password-resets';
@@ -58,7 +59,7 @@ describe('claims raced head to head on the test database', () => {
   beforeAll(async () => {
     pipeline = await startMailPipeline({ startMailer: false });
     h = await pipeline.identity({ OUTBOX_POLL_MS: '600000' });
-    await h.passwordResets.relay.stop();
+    await h.relay.stop();
   });
   const afterAllClose: MongoClient[] = [];
   afterAll(async () => {
@@ -71,7 +72,7 @@ describe('claims raced head to head on the test database', () => {
     for (const user of users) {
       expect((await h.call('post', '/password-resets', MASTER).type('form').send({ email: user.email })).status).toBe(202);
     }
-    const relays = Array.from({ length: 8 }, (_, i) => ({ owner: `relay-${i}`, outbox: new OutboxRepository(h.db) }));
+    const relays = Array.from({ length: 8 }, (_, i) => ({ owner: `relay-${i}`, outbox: new OutboxRepository(h.db, [PASSWORD_RESETS_COLLECTION]) }));
 
     const claimed: string[] = [];
     for (let round = 0; round < 40; round++) {

@@ -1,5 +1,5 @@
 import { randomEmail } from '@restgate/shared/testing';
-import { hashResetToken } from '../src/domain/password-reset';
+import { hashLinkToken } from '../src/domain/emailed-link';
 import { expectProblem, MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';
 import { mailRowsTo, resets, resetsOf, TOKEN_PATTERN } from './support/password-resets';
 
@@ -42,7 +42,7 @@ describe('POST /password-resets', () => {
     // Only the hash is stored: the token is in the link (the mail) and nowhere else.
     const token = envelope.data.link.split('/').pop()!;
     expect(token).toMatch(new RegExp(`^${TOKEN_PATTERN.source}$`));
-    expect(hashResetToken(token)).toBe(row!.tokenHash);
+    expect(hashLinkToken(token)).toBe(row!.tokenHash);
     expect(JSON.stringify({ ...row, mail: { ...row!.mail, envelope: undefined } })).not.toContain(token);
   });
 
@@ -177,6 +177,6 @@ describe('password_resets indexes', () => {
   });
 
   test('when the indexes are made again (a restart), then nothing fails', async () => {
-    await expect(h.passwordResets.ensureIndexes()).resolves.toBeUndefined();
+    await expect(h.ensureIndexes()).resolves.toBeUndefined();
   });
 });

@@ -145,7 +145,7 @@ describe('GET and PUT /password-resets/:token', () => {
     const expired = await aPasswordReset(h, user, { expiresAt: new Date(Date.now() - 1_000) });
     const live = await aPasswordReset(h, user, { beside: true });
 
-    const removed = await h.passwordResets.resets.deleteExpired(new Date());
+    const removed = await h.links.passwordResets.links.deleteExpired(new Date());
 
     expect(removed).toBeGreaterThanOrEqual(1);
     expect(await resets(h).findOne({ _id: new ObjectId(expired.id) })).toBeNull();

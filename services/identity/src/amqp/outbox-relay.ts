@@ -16,9 +16,6 @@ export interface OutboxRelayOptions {
   pollMs: number;
   /** How long a claimed entry is ours before another relay may take it; longer than a publish may take (10 s). */
   leaseMs?: number;
-  /** Removes expired rows (FerretDB has no TTL index); run at start and every `cleanupEveryMs`. */
-  cleanup?: () => Promise<number>;
-  cleanupEveryMs?: number;
 }
 
 export interface OutboxRelay {
@@ -52,7 +49,6 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { amqp, outbox, exchange } = options;
   const log = options.logger.child({ component: 'outbox-relay' });
   const leaseMs = options.leaseMs ?? 30_000;
-  const cleanupEveryMs = options.cleanupEveryMs ?? 10 * 60_000;
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 
   let started = false;
@@ -60,7 +56,6 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let wakeRequested = false;
   let napping: AbortController | undefined;
   let loop: Promise<void> | undefined;
-  let lastCleanup = 0;
   let lastBacklogLog = 0;
 
   function wake(): void {
@@ -85,17 +80,6 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     }
   }
 
-  async function cleanUp(): Promise<void> {
-    if (!options.cleanup || Date.now() - lastCleanup < cleanupEveryMs) return;
-    lastCleanup = Date.now();
-    try {
-      const removed = await options.cleanup();
-      if (removed > 0) log.info({ removed }, 'removed expired rows');
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, 'removing expired rows failed');
-    }
-  }
-
   async function reportBacklog(): Promise<void> {
     if (Date.now() - lastBacklogLog < BACKLOG_LOG_EVERY_MS) return;
     lastBacklogLog = Date.now();
@@ -113,12 +97,12 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       const disconnected = failure === 'disconnected';
       // Disconnected: due again at once, and the reconnect is what we wait for.
       const retryAt = new Date(Date.now() + (disconnected ? 0 : backoff(item.attempts)));
-      await outbox.release(item.id, owner, retryAt, (err as Error).message);
+      await outbox.release(item, owner, retryAt, (err as Error).message);
       const level = item.attempts >= ATTEMPTS_WORTH_AN_ERROR && !disconnected ? 'error' : 'warn';
       log[level]({ ...meta, failure, err: (err as Error).message, retryAt }, 'publishing a mail request failed; will retry');
       return !disconnected;
     }
-    await outbox.markSent(item.id);
+    await outbox.markSent(item);
     log.info(meta, 'mail request published');
     return true;
   }
@@ -137,7 +121,6 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   async function run(): Promise<void> {
     while (!stopped) {
       wakeRequested = false;
-      await cleanUp();
       try {
         if (amqp.isConnected()) await drain();
         else await reportBacklog();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import type { HashLane, PasswordHasher } from '../domain/password-hasher';
+import type { HashLane, PasswordHasher } from '../domain/password-hasher.port';
 import { BCRYPT_MAX_BYTES, PASSWORD_MAX_LENGTH } from '../domain/password-limits';
 import { identityErrors } from '../errors';
 

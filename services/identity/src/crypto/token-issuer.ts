@@ -1,6 +1,6 @@
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import type { TokenIssuer } from '../domain/token-issuer';
+import type { TokenIssuer } from '../domain/token-issuer.port';
 
 /** HS256 access tokens with jsonwebtoken; the gateway verifies them with the same secret. */
 export function createTokenIssuer(options: { secret: string; issuer: string; audience: string; ttlSeconds: number }): TokenIssuer {

@@ -1,11 +1,13 @@
 import { isDuplicateKeyError } from '@restgate/shared';
 import type { MessageEnvelope } from '@restgate/shared/amqp';
 import { ObjectId, type Collection, type Db, type Filter } from 'mongodb';
-import { PASSWORD_RESETS_COLLECTION, type PasswordResetDocument } from './password-reset.repository';
+import type { LinkTokenDocument } from './link-token.repository';
 
 /** A mail request a relay has claimed and must now publish. */
 export interface OutboxItem {
   id: string;
+  /** The collection the entry is in. */
+  collection: string;
   envelope: MessageEnvelope;
   /** Attempts including this one. */
   attempts: number;
@@ -16,7 +18,7 @@ interface OutboxLeaseDocument {
   /** `<entry id>:<attempts before the claim>`. */
   _id: string;
   owner: string;
-  /** The entry's own expiry: past it the lease is removed with the expired resets. */
+  /** The entry's own expiry: past it the lease is removed with the expired links. */
   expiresAt: Date;
   createdAt: Date;
 }
@@ -27,7 +29,7 @@ export const OUTBOX_LEASES_COLLECTION = 'outbox_leases';
 const CANDIDATES = 5;
 
 /**
- * The outbox: the `mail` entries of the password-reset documents. A relay claims an entry by
+ * The outbox: the `mail` entries of the link documents (every purpose's collection). A relay claims an entry by
  * inserting the lease `<entry id>:<attempts>`: a unique-key insert has one winner on FerretDB as
  * on MongoDB, where a conditional update (findOneAndUpdate) is read-modify-write on FerretDB and
  * let two relays publish most entries twice. The winner alone then moves the entry's
@@ -35,32 +37,42 @@ const CANDIDATES = 5;
  * only delays it: once due again it has a new attempt number, hence a new lease to win.
  */
 export class OutboxRepository {
-  private readonly rows: Collection<PasswordResetDocument>;
+  private readonly rows: Map<string, Collection<LinkTokenDocument>>;
   private readonly leases: Collection<OutboxLeaseDocument>;
 
-  /**
-   * `collection`: another collection whose documents carry the same `mail` entry (e-mail
-   * verifications). Leases share one collection: entry ids are unique across both.
-   */
-  constructor(db: Db, collection = PASSWORD_RESETS_COLLECTION) {
-    this.rows = db.collection<PasswordResetDocument>(collection);
+  /** `collections`: those whose documents carry a `mail` entry. Leases share one collection: entry ids are unique across all. */
+  constructor(db: Db, collections: string[]) {
+    this.rows = new Map(collections.map((name) => [name, db.collection<LinkTokenDocument>(name)]));
     this.leases = db.collection<OutboxLeaseDocument>(OUTBOX_LEASES_COLLECTION);
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.rows.createIndex({ 'mail.status': 1, 'mail.nextAttemptAt': 1 }, { name: 'mail_pending' });
+    for (const rows of this.rows.values()) await rows.createIndex({ 'mail.status': 1, 'mail.nextAttemptAt': 1 }, { name: 'mail_pending' });
     await this.leases.createIndex({ expiresAt: 1 }, { name: 'lease_expiry' });
   }
 
+  private collection(name: string): Collection<LinkTokenDocument> {
+    const rows = this.rows.get(name);
+    if (!rows) throw new Error(`outbox: no collection ${name}`);
+    return rows;
+  }
+
   /** Pending and due, token not expired (an expired link is not worth sending). */
-  private due(now: Date): Filter<PasswordResetDocument> {
+  private due(now: Date): Filter<LinkTokenDocument> {
     return { 'mail.status': 'pending', 'mail.nextAttemptAt': { $lte: now }, expiresAt: { $gt: now } };
   }
 
   /** Claims the oldest due entry for `leaseMs`, or null when none is due (or every due one is another relay's). */
   async claimNext(owner: string, leaseMs: number, now = new Date()): Promise<OutboxItem | null> {
-    const candidates = await this.rows.find(this.due(now)).sort({ 'mail.nextAttemptAt': 1 }).limit(CANDIDATES).toArray();
-    for (const doc of candidates) {
+    const found = await Promise.all(
+      [...this.rows].map(async ([collection, rows]) => {
+        const docs = await rows.find(this.due(now)).sort({ 'mail.nextAttemptAt': 1 }).limit(CANDIDATES).toArray();
+        return docs.map((doc) => ({ collection, rows, doc }));
+      }),
+    );
+    // The oldest due first, whichever collection it is in.
+    const candidates = found.flat().sort((a, b) => a.doc.mail!.nextAttemptAt.getTime() - b.doc.mail!.nextAttemptAt.getTime());
+    for (const { collection, rows, doc } of candidates) {
       if (!doc.mail) continue;
       const attempts = doc.mail.attempts;
       try {
@@ -70,38 +82,42 @@ export class OutboxRepository {
         throw err;
       }
       // This attempt is ours alone; the filter drops it when what we read is already stale.
-      const claimed = await this.rows.updateOne(
+      const claimed = await rows.updateOne(
         { _id: doc._id, 'mail.status': 'pending', 'mail.attempts': attempts },
         { $set: { 'mail.nextAttemptAt': new Date(now.getTime() + leaseMs), 'mail.claimedBy': owner }, $inc: { 'mail.attempts': 1 } },
       );
-      if (claimed.modifiedCount === 1) return { id: doc._id.toHexString(), envelope: doc.mail.envelope, attempts: attempts + 1 };
+      if (claimed.modifiedCount === 1)
+        return { id: doc._id.toHexString(), collection, envelope: doc.mail.envelope, attempts: attempts + 1 };
     }
     return null;
   }
 
-  /** Leases of entries whose reset has expired: nothing can claim those again. */
+  /** Leases of entries whose link has expired: nothing can claim those again. */
   async deleteExpiredLeases(now = new Date()): Promise<number> {
     return (await this.leases.deleteMany({ expiresAt: { $lte: now } })).deletedCount;
   }
 
   /** After the broker's confirm: the entry is done. */
-  async markSent(id: string, now = new Date()): Promise<void> {
-    await this.rows.updateOne(
-      { _id: new ObjectId(id), 'mail.status': 'pending' },
+  async markSent(item: Pick<OutboxItem, 'id' | 'collection'>, now = new Date()): Promise<void> {
+    await this.collection(item.collection).updateOne(
+      { _id: new ObjectId(item.id), 'mail.status': 'pending' },
       { $set: { 'mail.status': 'sent', 'mail.sentAt': now }, $unset: { 'mail.lastError': '' } },
     );
   }
 
   /** Gives a claimed entry back, to be tried again at `retryAt`. */
-  async release(id: string, owner: string, retryAt: Date, error: string): Promise<void> {
-    await this.rows.updateOne(
-      { _id: new ObjectId(id), 'mail.status': 'pending', 'mail.claimedBy': owner },
+  async release(item: Pick<OutboxItem, 'id' | 'collection'>, owner: string, retryAt: Date, error: string): Promise<void> {
+    await this.collection(item.collection).updateOne(
+      { _id: new ObjectId(item.id), 'mail.status': 'pending', 'mail.claimedBy': owner },
       { $set: { 'mail.nextAttemptAt': retryAt, 'mail.lastError': error.slice(0, 500) } },
     );
   }
 
   /** Mail requests not published yet (unexpired): the backlog. */
   async pendingCount(now = new Date()): Promise<number> {
-    return this.rows.countDocuments({ 'mail.status': 'pending', expiresAt: { $gt: now } });
+    const counts = await Promise.all(
+      [...this.rows.values()].map((rows) => rows.countDocuments({ 'mail.status': 'pending', expiresAt: { $gt: now } })),
+    );
+    return counts.reduce((sum, n) => sum + n, 0);
   }
 }

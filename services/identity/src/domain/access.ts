@@ -2,17 +2,6 @@ import type { Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import type { Role } from './user';
 
-/**
- * The user id a path names: `me` is the calling user. The route table already requires a user
- * for these paths; this holds even if an operator's policy opens one.
- */
-export function resolveUserId(idParam: string, caller: Principal): string {
-  // Hex ids are case-insensitive; the stored form is lower case.
-  if (idParam !== 'me') return idParam.toLowerCase();
-  if (caller.kind !== 'user') throw identityErrors.needsUser();
-  return caller.id;
-}
-
 /** Profiles are changed by their owner or an admin. */
 export function assertSelfOrAdmin(caller: Principal, userId: string): void {
   if (caller.kind !== 'user') throw identityErrors.needsUser();

@@ -1,6 +1,6 @@
 import { identityErrors } from '../errors';
 import type { IdentityDeps } from './identity-deps';
-import type { HashLane } from './password-hasher';
+import type { HashLane } from './password-hasher.port';
 import { normalizeEmail, type UserRecord } from './user';
 
 export interface Credentials {
@@ -77,18 +77,18 @@ async function checkPassword(
   context: CheckContext,
   load: () => Promise<UserRecord | null>,
 ): Promise<UserRecord> {
-  const reservation = await deps.backoff?.reserve(email, context.clientAddress);
+  const reservation = await deps.backoff.reserve(email, context.clientAddress);
   let user: UserRecord | null;
   let matches: boolean;
   try {
     user = await load();
     matches = await deps.hasher.compare(password, user?.passwordHash ?? null, context.signal, context.lane);
   } catch (err) {
-    await reservation?.release();
+    await reservation.release();
     throw err;
   }
   if (!user || !matches) throw identityErrors.wrongCredentials();
-  if (context.secondFactorPending && (await context.secondFactorPending(user))) await reservation?.release();
-  else await reservation?.succeeded();
+  if (context.secondFactorPending && (await context.secondFactorPending(user))) await reservation.release();
+  else await reservation.succeeded();
   return user;
 }

@@ -24,11 +24,11 @@ export async function changePassword(
   deps: ChangeDeps,
   caller: Principal,
   credentials: Credentials | null,
-  idParam: string,
+  userId: string | undefined,
   newPassword: string,
   context: CheckContext,
 ): Promise<FullUserView> {
-  const user = await assertOwnPassword(deps, caller, credentials, idParam, context);
+  const user = await assertOwnPassword(deps, caller, credentials, userId, context);
   const passwordHash = await deps.hasher.hash(newPassword, context.signal);
   const keep = caller.kind === 'user' && caller.id === user.id ? caller.sid : undefined;
   const updated = await replaceCredentials(
@@ -46,12 +46,11 @@ async function assertOwnPassword(
   deps: ChangeDeps,
   caller: Principal,
   credentials: Credentials | null,
-  idParam: string,
+  userId: string | undefined,
   context: CheckContext,
 ): Promise<UserRecord> {
-  const id = idParam === 'me' ? idParam : idParam.toLowerCase();
-  if (caller.kind !== 'user') return authenticate(deps, credentials, context, (user) => id === 'me' || id === user.id);
-  if (id !== 'me' && id !== caller.id) throw identityErrors.notYourPassword();
+  if (caller.kind !== 'user') return authenticate(deps, credentials, context, (user) => userId === undefined || userId === user.id);
+  if (userId !== caller.id) throw identityErrors.notYourPassword();
   // A token outlives nothing it shouldn't (a deleted user's are refused at the gateway); the same 401 if its user is gone.
   const owner = await deps.users.findById(caller.id);
   if (!owner) throw identityErrors.wrongCredentials();

@@ -44,14 +44,12 @@ export async function createUser(
     if (isDuplicateKeyError(err)) throw identityErrors.emailTaken();
     throw err;
   }
-  if (deps.sendVerificationMail) {
-    try {
-      await deps.sendVerificationMail(user, context.requestId ?? randomUUID(), context.log);
-    } catch (err) {
-      // The user exists: a failed answer would invite a retry that meets 409. The client can ask
-      // for a new link (POST /email-verifications) instead.
-      context.log?.error({ err, userId: user.id }, 'verification mail not queued at sign-up');
-    }
+  try {
+    await deps.sendVerificationMail(user, context.requestId ?? randomUUID(), context.log);
+  } catch (err) {
+    // The user exists: a failed answer would invite a retry that meets 409. The client can ask
+    // for a new link (POST /email-verifications) instead.
+    context.log?.error({ err, userId: user.id }, 'verification mail not queued at sign-up');
   }
   return fullView(user);
 }

@@ -1,6 +1,5 @@
 import { assertIfMatch, errors, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
-import { resolveUserId } from './access';
 import { userTag } from './get-user';
 import type { IdentityDeps } from './identity-deps';
 import { endSessionsOfUser } from './sessions';
@@ -13,10 +12,9 @@ import { endSessionsOfUser } from './sessions';
 export async function deleteUser(
   deps: Pick<IdentityDeps, 'users' | 'sessions' | 'revocations'>,
   caller: Principal,
-  idParam: string,
+  userId: string,
   ifMatch?: string,
 ): Promise<void> {
-  const userId = resolveUserId(idParam, caller);
   const user = await deps.users.findById(userId);
   if (!user) throw identityErrors.userNotFound();
   // Checked before anything ends; the delete names the version, so a change since is a 412 too

@@ -1,6 +1,5 @@
-import { entityTag, type Principal } from '@restgate/shared';
+import { entityTag } from '@restgate/shared';
 import { identityErrors } from '../errors';
-import { resolveUserId } from './access';
 import type { IdentityDeps } from './identity-deps';
 import { isMfaOn } from './mfa';
 import { fullView, publicView, type FullUserView, type PublicUserView, type UserRecord } from './user';
@@ -27,7 +26,7 @@ export async function getPublicUser(deps: Pick<IdentityDeps, 'users'>, id: strin
 }
 
 /** The caller's own profile, with whether MFA is on (turning it on or off moves the user's version, so the ETag follows). */
-export async function getOwnUser(deps: Pick<IdentityDeps, 'users' | 'mfa'>, caller: Principal): Promise<Tagged<FullUserView & { mfa: { totp: boolean } }>> {
-  const user = await loadUser(deps, resolveUserId('me', caller));
+export async function getOwnUser(deps: Pick<IdentityDeps, 'users' | 'mfa'>, userId: string): Promise<Tagged<FullUserView & { mfa: { totp: boolean } }>> {
+  const user = await loadUser(deps, userId);
   return { view: { ...fullView(user), mfa: { totp: await isMfaOn(deps, user.id) } }, etag: userTag(user) };
 }

@@ -1,10 +1,10 @@
 import type { MfaCrypto, MfaRepository } from './mfa-ports';
 import type { ListingPage, ListingQuery, Logger } from '@restgate/shared';
-import type { PasswordHasher } from './password-hasher';
+import type { PasswordHasher } from './password-hasher.port';
 import type { SocialProviderName } from './social/social-provider';
 import type { RevocationRecorder, SessionRepository, SessionSettings } from './sessions';
 import type { SignInBackoff } from './sign-in-backoff';
-import type { TokenIssuer } from './token-issuer';
+import type { TokenIssuer } from './token-issuer.port';
 import type { UserRecord } from './user';
 
 /** A user's social identities: provider name → the provider's id of that person. */
@@ -61,25 +61,28 @@ export interface UserRepository {
 
 /**
  * Queues a verification link to a user's address; false when no mail can be built for it. A port
- * (wired to request-email-verification.ts) so that sign-up needs nothing else of verification.
+ * (wired to email-verification.ts) so that sign-up needs nothing else of verification.
  */
 export type VerificationMailer = (user: Pick<UserRecord, 'id' | 'email' | 'name'>, requestId: string, log?: Logger) => Promise<boolean>;
+
+/** Sends nothing: where no verification mail is wanted (tests that count other mails). */
+export const noVerificationMail: VerificationMailer = async () => false;
 
 /** What the use cases work with. */
 export interface IdentityDeps {
   users: UserRepository;
   hasher: PasswordHasher;
   tokens: TokenIssuer;
-  /** The password back-off (absent: no throttling, as in tests that don't exercise it). */
-  backoff?: SignInBackoff;
+  /** The password back-off. */
+  backoff: SignInBackoff;
   sessions: SessionRepository;
   /** Tells the gateways that sessions ended (Redis). */
   revocations: RevocationRecorder;
   sessionSettings: SessionSettings;
   /** REQUIRE_VERIFIED_EMAIL: sign-in needs a proven address. */
-  requireVerifiedEmail?: boolean;
-  /** Sign-up sends the new address a verification link (absent: no mail). */
-  sendVerificationMail?: VerificationMailer;
+  requireVerifiedEmail: boolean;
+  /** Sign-up sends the new address a verification link. */
+  sendVerificationMail: VerificationMailer;
   /** Second factors and sign-ins waiting for one (always there: sign-in must see a factor even without the key). */
   mfa: MfaRepository;
   /** TOTP and the MFA_ENCRYPTION_KEY; absent when the key is not set (the MFA routes are not served). */

@@ -1,6 +1,5 @@
 import type { Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
-import { resolveUserId } from './access';
 import { endSessions, endSessionsOfUser, type SessionDeps } from './sessions';
 
 export interface SessionView {
@@ -22,10 +21,9 @@ export async function logout(deps: Pick<SessionDeps, 'sessions' | 'revocations'>
 export async function listSessions(
   deps: Pick<SessionDeps, 'sessions' | 'users'>,
   caller: Principal,
-  idParam: string,
+  userId: string,
   page: { page: number; limit: number },
 ): Promise<{ rows: SessionView[]; count: number }> {
-  const userId = resolveUserId(idParam, caller);
   assertSelfOrAdmin(caller, userId);
   const user = await deps.users.findById(userId);
   if (!user) throw identityErrors.userNotFound();
@@ -37,9 +35,8 @@ export async function listSessions(
 export async function endAllSessions(
   deps: Pick<SessionDeps, 'sessions' | 'revocations' | 'users'>,
   caller: Principal,
-  idParam: string,
+  userId: string,
 ): Promise<void> {
-  const userId = resolveUserId(idParam, caller);
   assertSelfOrAdmin(caller, userId);
   if (!(await deps.users.findById(userId))) throw identityErrors.userNotFound();
   await endSessionsOfUser(deps, userId);

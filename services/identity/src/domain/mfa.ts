@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hasSecondFactor, errors, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
-import { resolveUserId } from './access';
 import { confirmPassword, type CheckContext, type Credentials } from './authenticate';
 import type { IdentityDeps } from './identity-deps';
 import { endSessionsOfUser, openSession, type SignedIn } from './sessions';
@@ -64,16 +63,16 @@ async function checkSecondFactor(
   proof: { code?: string; recoveryCode?: string },
   context: CheckContext,
 ): Promise<'otp' | 'mfa'> {
-  const reservation = await deps.backoff?.reserve(user.email, context.clientAddress);
+  const reservation = await deps.backoff.reserve(user.email, context.clientAddress);
   let method: 'otp' | 'mfa' | null;
   try {
     method = await verifyProof(deps, factor, proof);
   } catch (err) {
-    await reservation?.release();
+    await reservation.release();
     throw err;
   }
   if (!method) throw identityErrors.wrongMfaCode();
-  await reservation?.succeeded();
+  await reservation.succeeded();
   return method;
 }
 
@@ -95,7 +94,8 @@ async function verifyProof(deps: MfaDeps, factor: MfaFactorRecord, proof: { code
 }
 
 async function loadCaller(deps: IdentityDeps, caller: Principal): Promise<UserRecord> {
-  const user = await deps.users.findById(resolveUserId('me', caller));
+  if (caller.kind !== 'user') throw identityErrors.needsUser();
+  const user = await deps.users.findById(caller.id);
   if (!user) throw identityErrors.userNotFound();
   return user;
 }
@@ -171,10 +171,10 @@ export async function disableOwnMfa(
 }
 
 /** `DELETE /users/:id/mfa` (admin): MFA off for a user who lost their factor, and every session of theirs ends. */
-export async function adminDisableMfa(deps: IdentityDeps, caller: Principal, id: string): Promise<void> {
+export async function adminDisableMfa(deps: IdentityDeps, caller: Principal, userId: string): Promise<void> {
   // Holds even if an operator's ROUTE_POLICY opens the route.
   if (caller.kind !== 'user' || caller.role !== 'admin') throw errors.forbidden('Only an admin may turn off the MFA of a user.', 'not_admin');
-  const user = await deps.users.findById(resolveUserId(id, caller));
+  const user = await deps.users.findById(userId);
   if (!user) throw identityErrors.userNotFound();
   if (!(await deps.mfa.disable(user.id))) throw identityErrors.mfaOff();
   await endSessionsOfUser(deps, user.id);

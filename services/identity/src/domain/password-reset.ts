@@ -1,100 +1,62 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { hasControlCharacters } from '@restgate/shared/amqp';
+import type { Logger } from '@restgate/shared';
 import { identityErrors } from '../errors';
-import type { UserRepository } from './identity-deps';
-import type { PasswordHasher } from './password-hasher';
-import type { PasswordResetMail } from './password-reset-mail';
-import type { ResetMailCap } from './reset-mail-cap';
-import type { SessionDeps } from './sessions';
-import { nameFromEmail, type UserRecord } from './user';
+import { assertActiveLink, consumeLink, requestLink, type EmailedLinkDeps, type LinkPurpose } from './emailed-link';
+import type { PasswordHasher } from './password-hasher.port';
+import { resetLink } from './reset-link';
+import { replaceCredentials, type SessionDeps } from './sessions';
+import { fullView, type FullUserView } from './user';
 
-/** A stored reset, as the use cases see it. */
-export interface PasswordResetRecord {
-  id: string;
-  userId: string;
-  expiresAt: Date;
-  createdAt: Date;
-}
+export const PASSWORD_RESET: LinkPurpose = { mailType: 'mail.password-reset', notFound: identityErrors.resetNotFound, bindsAddress: false };
 
-/**
- * Where resets are kept, as the use cases need it (the domain owns this interface; `data/`
- * implements it). A reset and its mail request are one write: the request is the outbox entry
- * the relay publishes, so neither exists without the other.
- */
-export interface PasswordResetRepository {
-  /**
-   * Ends the user's earlier resets and stores this one with its mail request (one insert): of
-   * racing calls for one user, one reset is left. False when a racing call's reset is the one left.
-   */
-  replaceWithMail(reset: { userId: string; tokenHash: string; expiresAt: Date; envelope: PasswordResetMail }): Promise<boolean>;
-  /** The same write for an unknown e-mail: a row that no token opens and that sends nothing. */
-  insertStandIn(reset: { tokenHash: string; expiresAt: Date }): Promise<void>;
-  /** The reset with this token hash, if it belongs to a user and has not expired. */
-  findActive(tokenHash: string, now: Date): Promise<PasswordResetRecord | null>;
-  /** Uses up a reset: true for exactly one caller however many race. */
-  consume(id: string, now: Date): Promise<boolean>;
-  /** Ends every reset of the user (their pending mails go with them). */
-  deleteAllOfUser(userId: string): Promise<number>;
-}
-
-export interface PasswordResetSettings {
-  /** Origins (`new URL(x).origin` form) a requested link may have. */
-  linkOrigins: string[];
-  /** The page the link points at when no allowed link was asked for. */
-  defaultPage: string;
-  ttlSeconds: number;
-}
-
-export interface PasswordResetDeps {
-  users: UserRepository;
-  resets: PasswordResetRepository;
+export interface PasswordResetDeps extends EmailedLinkDeps {
   hasher: PasswordHasher;
   /** A reset ends every session of the user. */
   sessions: Pick<SessionDeps, 'sessions' | 'revocations'>;
-  settings: PasswordResetSettings;
-  /** Called after a mail request is written, so the relay publishes it now rather than at its next poll. */
-  mailQueued: () => void;
-  /** Reset mails per e-mail address (absent: no cap). */
-  mailCap?: ResetMailCap;
+  /** Origins (`new URL(x).origin` form) a requested link may have, and the page used otherwise. */
+  pages: { linkOrigins: string[]; defaultPage: string };
 }
 
-const TOKEN_BYTES = 32;
-/** 32 bytes in base64url, unpadded. */
-const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-
-/** A new token (256 random bits, base64url) and the hash that is all the database keeps. */
-export function newResetToken(): { token: string; tokenHash: string } {
-  const token = randomBytes(TOKEN_BYTES).toString('base64url');
-  return { token, tokenHash: hashResetToken(token) };
-}
-
-export function hashResetToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+export interface RequestPasswordResetInput {
+  email: string;
+  link?: string;
+  /** The HTTP request's id: it travels with the mail into the broker's headers and the mailer's logs. */
+  requestId: string;
 }
 
 /**
- * The live reset a token opens. Unknown, used, expired, malformed: one 404 for all, and a
- * malformed token costs no query.
+ * `POST /password-resets`: a reset token and its mail request in one insert (the transactional
+ * outbox), answered alike whether or not the e-mail is registered (see `requestLink`). A new mail
+ * replaces the user's earlier reset tokens: one link works, the latest, so tokens never pile up.
  */
-export async function assertActiveReset(deps: Pick<PasswordResetDeps, 'resets'>, token: string): Promise<PasswordResetRecord> {
-  const reset = TOKEN_PATTERN.test(token) ? await deps.resets.findActive(hashResetToken(token), new Date()) : null;
-  if (!reset) throw identityErrors.resetNotFound();
-  return reset;
+export async function requestPasswordReset(deps: PasswordResetDeps, input: RequestPasswordResetInput, log?: Logger): Promise<void> {
+  await requestLink(
+    deps,
+    { email: input.email, requestId: input.requestId, page: (token) => resetLink(input.link, token, deps.pages) },
+    log,
+  );
 }
 
-/** The user a live reset belongs to; a user deleted since is the same 404 as a dead token. */
-export async function assertResetUser(deps: Pick<PasswordResetDeps, 'users'>, reset: PasswordResetRecord): Promise<UserRecord> {
-  const user = await deps.users.findById(reset.userId);
-  if (!user) throw identityErrors.resetNotFound();
-  return user;
-}
-
-/** The name for the greeting: without control characters (the mail schema refuses them), never empty. */
-export function mailName(user: Pick<UserRecord, 'name' | 'email'>): string {
-  const clean = [...user.name]
-    .map((ch) => (hasControlCharacters(ch) ? ' ' : ch))
-    .join('')
-    .trim()
-    .slice(0, 200);
-  return clean || nameFromEmail(user.email);
+/**
+ * Sets a new password with a reset token. The token is used up atomically (of two concurrent
+ * calls, one wins, the other gets the 404 of a used token), and every other reset of the user
+ * ends with it, and so does every session of the user (ended before the token is spent: when
+ * that can't be recorded, the answer is a 503 and the link still works). Using the link also
+ * verifies the address.
+ */
+export async function completePasswordReset(
+  deps: Pick<PasswordResetDeps, 'purpose' | 'links' | 'users' | 'hasher' | 'sessions'>,
+  token: string,
+  password: string,
+): Promise<FullUserView> {
+  const { link, user } = await assertActiveLink(deps, token);
+  // Hashed before the token is spent: a failing hash leaves the user a working link.
+  const passwordHash = await deps.hasher.hash(password);
+  const updated = await replaceCredentials(deps.sessions, user, async (credentialsEpoch) => {
+    await consumeLink(deps, link);
+    await deps.links.deleteAllOfUser(user.id);
+    // The token came by mail to the address: whoever used it owns the e-mail.
+    return deps.users.update(user.id, { passwordHash, credentialsEpoch, emailVerified: true, passwordProven: true });
+  });
+  if (!updated) throw identityErrors.resetNotFound();
+  return fullView(updated);
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createSecretBox, type SecretBox } from '../crypto/secret-box';
 import { identityErrors } from '../errors';
-import type { TokenIssuer } from './token-issuer';
+import type { TokenIssuer } from './token-issuer.port';
 import { fullView, type FullUserView, type UserRecord } from './user';
 
 /** A session as the use cases and the listing see it. */

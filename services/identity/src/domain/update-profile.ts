@@ -1,6 +1,6 @@
 import { assertIfMatch, errors, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
-import { assertSelfOrAdmin, resolveUserId } from './access';
+import { assertSelfOrAdmin } from './access';
 import type { IdentityDeps } from './identity-deps';
 import { userTag, type Tagged } from './get-user';
 import { fullView, type FullUserView } from './user';
@@ -17,11 +17,10 @@ export interface ProfileChanges {
 export async function updateProfile(
   deps: Pick<IdentityDeps, 'users'>,
   caller: Principal,
-  idParam: string,
+  id: string,
   changes: ProfileChanges,
   ifMatch?: string,
 ): Promise<Tagged<FullUserView>> {
-  const id = resolveUserId(idParam, caller);
   assertSelfOrAdmin(caller, id);
   const set: ProfileChanges = {};
   if (changes.name !== undefined) set.name = changes.name;

@@ -3,6 +3,7 @@ import type { mfaApi } from '../api';
 import type { IdentityDeps } from '../domain/identity-deps';
 import { adminDisableMfa, completeMfaSignIn, confirmTotpEnrolment, disableOwnMfa, regenerateRecoveryCodes, startTotpEnrolment } from '../domain/mfa';
 import { parseBasicCredentials } from './basic-credentials';
+import { resolveUserId } from './user-id';
 
 /**
  * The MFA routes (src/api.ts `mfaApi`). Without MFA_ENCRYPTION_KEY only the admin's switch-off is
@@ -10,7 +11,7 @@ import { parseBasicCredentials } from './basic-credentials';
  */
 export function mfaRoutes(deps: IdentityDeps, api: ReturnType<typeof mfaApi>): RouteDef[] {
   const adminDisable = async ({ principal, params }: RouteInput<unknown, unknown, { id: string }>) => {
-    await adminDisableMfa(deps, principal, params.id);
+    await adminDisableMfa(deps, principal, resolveUserId(params.id, principal));
     return { status: 204 };
   };
   const mfaCrypto = deps.mfaCrypto;

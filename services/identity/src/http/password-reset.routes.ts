@@ -1,11 +1,9 @@
-import { bindRoutes, type RouteDef } from '@restgate/shared';
+import { bindRoutes, isAppError, validateInput, type RouteDef } from '@restgate/shared';
 import type { passwordResetApi } from '../api';
-import { completePasswordReset } from '../domain/complete-password-reset';
-import { getPasswordReset } from '../domain/get-password-reset';
-import type { PasswordResetDeps } from '../domain/password-reset';
-import { requestPasswordReset } from '../domain/request-password-reset';
-import { showResetPage, submitResetForm } from './reset-page.handlers';
-import { prefersHtml } from './reset-page';
+import { openLink } from '../domain/emailed-link';
+import { completePasswordReset, requestPasswordReset, type PasswordResetDeps } from '../domain/password-reset';
+import { htmlPage, linkPage, showLink } from './link-page';
+import { resetDeadLinkPage, resetDonePage, resetFormPage } from './password-reset.pages';
 
 /** One body for every accepted request, registered e-mail or not. */
 const ACCEPTED = { status: 'accepted', message: 'If the e-mail is registered, a link to reset the password is on its way to it.' } as const;
@@ -15,18 +13,38 @@ export function passwordResetRoutes(
   api: ReturnType<typeof passwordResetApi>,
   options: { passwordMinLength: number },
 ): RouteDef[] {
-  const page = { passwordMinLength: options.passwordMinLength, passwordBody: api.completePasswordReset.schemas!.body! };
+  const { passwordMinLength } = options;
+  // The JSON route's password rules, so the page refuses exactly what PUT refuses.
+  const passwordBody = api.completePasswordReset.schemas!.body!;
+  const page = (render: Parameters<typeof linkPage>[1]) => linkPage(resetDeadLinkPage(), render);
   return bindRoutes(api, {
     requestPasswordReset: async ({ body, requestId, log }) => {
       await requestPasswordReset(deps, { email: body.email, link: body.link, requestId }, log);
       return { status: 202, body: ACCEPTED };
     },
-    // The link in the mail: a browser gets the reset page, an API client the JSON.
+    // The form ("Choose a new password") for the account the link opens.
     getPasswordReset: async ({ params, headers }) =>
-      prefersHtml(headers.accept)
-        ? showResetPage(deps, params.token, page)
-        : { status: 200, body: await getPasswordReset(deps, params.token), headers: { Vary: 'Accept' } },
-    submitPasswordResetForm: async ({ params, body }) => submitResetForm(deps, params.token, body, page),
+      showLink(
+        headers.accept,
+        () => openLink(deps, params.token),
+        () => page(async () => htmlPage(200, resetFormPage({ email: (await openLink(deps, params.token)).email, passwordMinLength }))),
+      ),
+    // The outcome as a page; a refused password shows the form again, the token still valid.
+    submitPasswordResetForm: async ({ params, body: form }) =>
+      page(async () => {
+        const { email } = await openLink(deps, params.token);
+        const again = (error: string) => htmlPage(400, resetFormPage({ email, passwordMinLength, error }));
+        if ((form.password ?? '') !== (form.confirmation ?? ''))
+          return again('The two passwords are not the same. Type the new password twice.');
+        let password: string;
+        try {
+          ({ password } = validateInput(passwordBody, { password: form.password }, 'body'));
+        } catch (err) {
+          if (isAppError(err) && err.status === 400) return again(err.detail);
+          throw err;
+        }
+        return htmlPage(200, resetDonePage((await completePasswordReset(deps, params.token, password)).email));
+      }),
     completePasswordReset: async ({ params, body }) => ({
       status: 200,
       body: await completePasswordReset(deps, params.token, body.password),

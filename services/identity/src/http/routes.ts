@@ -1,11 +1,11 @@
 import type { RouteDef } from '@restgate/shared';
 import { authApi, emailVerificationApi, mfaApi, passwordResetApi, socialApi, userApi } from '../api';
 import type { EmailVerificationDeps } from '../domain/email-verification';
-import { emailVerificationRoutes } from './email-verification.routes';
 import type { IdentityDeps } from '../domain/identity-deps';
 import type { PasswordResetDeps } from '../domain/password-reset';
 import type { SocialLogin } from '../domain/social/social-login';
 import { authRoutes } from './auth.routes';
+import { emailVerificationRoutes } from './email-verification.routes';
 import { mfaRoutes } from './mfa.routes';
 import { passwordResetRoutes } from './password-reset.routes';
 import { socialRoutes } from './social.routes';
@@ -17,8 +17,8 @@ export function identityRoutes(
   options: {
     passwordMinLength: number;
     social?: SocialLogin;
-    passwordResets?: PasswordResetDeps;
-    emailVerifications?: EmailVerificationDeps;
+    passwordResets: PasswordResetDeps;
+    emailVerifications: EmailVerificationDeps;
   },
 ): RouteDef[] {
   return [
@@ -26,7 +26,7 @@ export function identityRoutes(
     ...socialRoutes(deps, options.social, socialApi),
     ...userRoutes(deps, userApi(options)),
     ...mfaRoutes(deps, mfaApi(options)),
-    ...(options.passwordResets ? passwordResetRoutes(options.passwordResets, passwordResetApi(options), options) : []),
-    ...(options.emailVerifications ? emailVerificationRoutes(options.emailVerifications, emailVerificationApi(options)) : []),
+    ...passwordResetRoutes(options.passwordResets, passwordResetApi(options), options),
+    ...emailVerificationRoutes(options.emailVerifications, emailVerificationApi(options)),
   ];
 }

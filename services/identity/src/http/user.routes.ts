@@ -9,19 +9,20 @@ import { listUsers } from '../domain/list-users';
 import { endAllSessions, listSessions } from '../domain/manage-sessions';
 import { updateProfile, type ProfileChanges } from '../domain/update-profile';
 import { parseBasicCredentials } from './basic-credentials';
+import { pathUserId, resolveUserId } from './user-id';
 
 /** One user's view with its ETag (a GET whose If-None-Match names it is answered 304 by the HTTP layer). */
 const tagged = ({ view, etag }: Tagged<unknown>) => ({ status: 200, body: view, headers: { ETag: etag } });
 
 /** The users routes: one handler per spec of `userApi` (src/api.ts). */
 export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>): RouteDef[] {
-  // One handler each for the `/users/me…` and `/users/:id…` forms ("me" when there is no id).
+  // One handler each for the `/users/me…` and `/users/:id…` forms (no id: `me`).
   const update = async ({ principal, params, body, headers }: RouteInput<ProfileChanges, unknown, { id?: string }>) =>
-    tagged(await updateProfile(deps, principal, params.id ?? 'me', body, ifMatchOf(headers)));
+    tagged(await updateProfile(deps, principal, resolveUserId(params.id, principal), body, ifMatchOf(headers)));
   // The user's token (access_token) names the account and the session that stays signed in.
   const password = async ({ headers, params, body, principal, clientAddress, signal }: RouteInput<{ password: string }, unknown, { id?: string }>) => ({
     status: 200,
-    body: await changePassword(deps, principal, parseBasicCredentials(headers.authorization), params.id ?? 'me', body.password, {
+    body: await changePassword(deps, principal, parseBasicCredentials(headers.authorization), pathUserId(params.id, principal), body.password, {
       clientAddress,
       signal,
     }),
@@ -33,7 +34,7 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
       const { rows, ...page } = await listUsers(deps, query);
       return listingResult(rows, page, query, url);
     },
-    getOwnUser: async ({ principal }) => tagged(await getOwnUser(deps, principal)),
+    getOwnUser: async ({ principal }) => tagged(await getOwnUser(deps, resolveUserId(undefined, principal))),
     replaceOwnProfile: update,
     changeOwnProfile: update,
     changeOwnPassword: password,
@@ -42,19 +43,19 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
     changeProfile: update,
     changePassword: password,
     listSessions: async ({ principal, params, query, url }) => {
-      const { rows, count } = await listSessions(deps, principal, params.id, query);
+      const { rows, count } = await listSessions(deps, principal, resolveUserId(params.id, principal), query);
       return listingResult(rows, { count }, { ...query, sort: [['createdAt', -1]] }, url);
     },
     endSessions: async ({ principal, params }) => {
-      await endAllSessions(deps, principal, params.id);
+      await endAllSessions(deps, principal, resolveUserId(params.id, principal));
       return { status: 204 };
     },
     deleteUser: async ({ principal, params, headers }) => {
-      await deleteUser(deps, principal, params.id, ifMatchOf(headers));
+      await deleteUser(deps, principal, resolveUserId(params.id, principal), ifMatchOf(headers));
       return { status: 204 };
     },
     deleteOwnUser: async ({ principal, headers }) => {
-      await deleteUser(deps, principal, 'me', ifMatchOf(headers));
+      await deleteUser(deps, principal, resolveUserId(undefined, principal), ifMatchOf(headers));
       return { status: 204 };
     },
   });

@@ -3,14 +3,13 @@ import { asPrincipal, randomEmail, TEST_PRINCIPAL_SECRET, testMongoUrl, uniqueDb
 import type { Express } from 'express';
 import { ObjectId, type Db } from 'mongodb';
 import request from 'supertest';
-import type { AbuseProtection } from '../../src/abuse.wiring';
+import type { AbuseLimits } from '../../src/abuse.wiring';
 import { identityConfigSchema, type IdentityConfig } from '../../src/config';
 import { createUser } from '../../src/domain/create-user';
-import type { PasswordHasher } from '../../src/domain/password-hasher';
+import { noVerificationMail } from '../../src/domain/identity-deps';
+import type { PasswordHasher } from '../../src/domain/password-hasher.port';
 import type { Role } from '../../src/domain/user';
-import { createIdentity } from '../../src/identity';
-import type { EmailVerifications } from '../../src/email-verification.wiring';
-import type { PasswordResets } from '../../src/password-reset.wiring';
+import { createIdentity, type Identity } from '../../src/identity';
 import { startFakeGitHub, type FakeProvider, type GitHubAccount } from './fake-providers';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdef-0123456789';
@@ -35,22 +34,29 @@ export interface IdentityHarness {
   aUser(overrides?: { email?: string; password?: string; name?: string; role?: Role }): Promise<TestUser>;
   /** The stored user document, or null. */
   userDoc(id: string): Promise<Record<string, any> | null>;
-  /** Password resets as start.ts wires them; the broker connection and the outbox relay run only after `passwordResets.start()`. */
-  passwordResets: PasswordResets;
-  /** Verification tokens; their relay runs only after `emailVerifications.start()` (and the resets' broker connection). */
-  emailVerifications: EmailVerifications;
+  /** Password resets and e-mail verifications as start.ts wires them. */
+  links: Identity['links'];
+  /** The broker connection, the outbox relay and the periodic clean-up run only after `start()`. */
+  start(): void;
+  amqp: Identity['amqp'];
+  relay: Identity['relay'];
+  ensureIndexes(): Promise<void>;
   hasher: PasswordHasher;
   metrics: Metrics;
   /** With `{ abuse: true }`: the back-off and reset-mail cap on Redis, as start.ts wires them. */
-  abuse?: AbuseProtection;
+  abuse?: AbuseLimits;
   close(): Promise<void>;
 }
 
 /**
  * The identity service as start.ts builds it (`createIdentity`), on its own database, with cheap
- * hashing. The relay is not started: tests that need it call `passwordResets.start()`.
+ * hashing. The relay is not started: tests that need it call `start()`. With `verificationMails:
+ * false`, users made by `aUser()` get no verification mail (for tests that count other mails).
  */
-export async function startIdentity(env: Record<string, string> = {}, options: { abuse?: boolean } = {}): Promise<IdentityHarness> {
+export async function startIdentity(
+  env: Record<string, string> = {},
+  options: { abuse?: boolean; verificationMails?: boolean } = {},
+): Promise<IdentityHarness> {
   const config = loadConfig(identityConfigSchema, {
     PORT: '0',
     MONGODB_URL: testMongoUrl(),
@@ -79,7 +85,8 @@ export async function startIdentity(env: Record<string, string> = {}, options: {
     abuseProtection: options.abuse ?? false,
     amqpOptions: { reconnectDelayMs: { min: 50, max: 500 } },
   });
-  const { app, mongo, deps, passwordResets, emailVerifications, abuse } = identity;
+  const { app, mongo, deps, abuse } = identity;
+  const signUpDeps = options.verificationMails === false ? { ...deps, sendVerificationMail: noVerificationMail } : deps;
   try {
     await identity.whenReady();
     await identity.ensureIndexes(0);
@@ -100,19 +107,22 @@ export async function startIdentity(env: Record<string, string> = {}, options: {
       const email = overrides.email ?? randomEmail();
       const password = overrides.password ?? `pw-${uniqueSuffix()}`;
       const role = overrides.role ?? 'user';
-      const user = await createUser(deps, MASTER, { email, password, role, name: overrides.name });
+      const user = await createUser(signUpDeps, MASTER, { email, password, role, name: overrides.name });
       return { id: user.id, email: user.email, password, role, principal: { kind: 'user', id: user.id, role } };
     },
     userDoc: (id) => mongo.db.collection('users').findOne({ _id: new ObjectId(id) }),
-    passwordResets,
-    emailVerifications,
+    links: identity.links,
+    start: () => identity.start(),
+    amqp: identity.amqp,
+    relay: identity.relay,
+    ensureIndexes: () => identity.ensureIndexes(0),
     hasher: deps.hasher,
     metrics,
     abuse,
     async close() {
-      // The relay first, so nothing writes to the database while it is dropped.
-      await emailVerifications.stop();
-      await passwordResets.stop();
+      // The relay and the clean-up first, so nothing writes to the database while it is dropped.
+      await identity.housekeeping.stop();
+      await identity.relay.stop();
       await mongo.db.dropDatabase();
       await identity.stop();
     },

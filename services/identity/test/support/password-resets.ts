@@ -8,10 +8,9 @@ import { ObjectId } from 'mongodb';
 import { aMailerEnv, testAmqpUrl, type MailerEnv } from '../../../mailer/test/support/harness';
 import { startTestSmtp, type TestSmtp } from '../../../mailer/test/support/smtp';
 import type { TcpProxy } from '../../../mailer/test/support/tcp-proxy';
-import { EMAIL_VERIFICATIONS_COLLECTION, type EmailVerificationDocument } from '../../src/data/email-verification.repository';
-import { PASSWORD_RESETS_COLLECTION, type PasswordResetDocument } from '../../src/data/password-reset.repository';
-import { newResetToken } from '../../src/domain/password-reset';
-import { passwordResetMail } from '../../src/domain/password-reset-mail';
+import { EMAIL_VERIFICATIONS_COLLECTION, PASSWORD_RESETS_COLLECTION, type LinkTokenDocument } from '../../src/data/link-token.repository';
+import { newLinkToken } from '../../src/domain/emailed-link';
+import { linkMail } from '../../src/domain/link-mail';
 import { startIdentity, type IdentityHarness, type TestUser } from './identity-harness';
 
 import { eventually } from '../../../mailer/test/support/eventually';
@@ -33,9 +32,10 @@ export async function aPasswordReset(
   user: Pick<TestUser, 'id' | 'email'>,
   overrides: { expiresAt?: Date; beside?: boolean } = {},
 ): Promise<{ token: string; id: string }> {
-  const { token, tokenHash } = newResetToken();
+  const { token, tokenHash } = newLinkToken();
   const expiresAt = overrides.expiresAt ?? new Date(Date.now() + HOUR_MS);
-  const envelope = passwordResetMail(
+  const envelope = linkMail(
+    'mail.password-reset',
     { to: user.email, name: 'Test', link: `https://app.example.test/reset/${token}`, expiresAt: expiresAt.toISOString() },
     `req-${uniqueSuffix()}`,
   );
@@ -44,7 +44,7 @@ export async function aPasswordReset(
     const mail = { envelope, status: 'pending' as const, attempts: 0, nextAttemptAt: now, sentAt: null };
     await resets(h).insertOne({ _id: new ObjectId(), userId: new ObjectId(user.id), tokenHash, expiresAt, createdAt: now, mail });
   } else {
-    await h.passwordResets.resets.replaceWithMail({ userId: user.id, tokenHash, expiresAt, envelope });
+    await h.links.passwordResets.links.replaceWithMail({ userId: user.id, address: user.email, tokenHash, expiresAt, envelope });
   }
   const row = await resets(h).findOne({ tokenHash });
   return { token, id: row!._id.toHexString() };
@@ -52,17 +52,17 @@ export async function aPasswordReset(
 
 /** The token of the verification link sign-up queued for `userId`, read from the stored mail. */
 export async function verificationTokenOf(h: IdentityHarness, userId: string): Promise<string> {
-  const row = await h.db.collection<EmailVerificationDocument>(EMAIL_VERIFICATIONS_COLLECTION).findOne({ userId: new ObjectId(userId) });
+  const row = await h.db.collection<LinkTokenDocument>(EMAIL_VERIFICATIONS_COLLECTION).findOne({ userId: new ObjectId(userId) });
   if (!row?.mail) throw new Error(`no verification mail stored for user ${userId}`);
   return row.mail.envelope.data.link.split('/').pop()!;
 }
 
 export function resets(h: IdentityHarness) {
-  return h.db.collection<PasswordResetDocument>(PASSWORD_RESETS_COLLECTION);
+  return h.db.collection<LinkTokenDocument>(PASSWORD_RESETS_COLLECTION);
 }
 
 /** The reset rows of a user, oldest first. */
-export function resetsOf(h: IdentityHarness, userId: string): Promise<PasswordResetDocument[]> {
+export function resetsOf(h: IdentityHarness, userId: string): Promise<LinkTokenDocument[]> {
   return resets(h)
     .find({ userId: new ObjectId(userId) })
     .sort({ createdAt: 1 })
@@ -70,7 +70,7 @@ export function resetsOf(h: IdentityHarness, userId: string): Promise<PasswordRe
 }
 
 /** The rows whose mail goes to `email` (none for an unknown e-mail). */
-export function mailRowsTo(h: IdentityHarness, email: string): Promise<PasswordResetDocument[]> {
+export function mailRowsTo(h: IdentityHarness, email: string): Promise<LinkTokenDocument[]> {
   return resets(h).find({ 'mail.envelope.data.to': email }).toArray();
 }
 
@@ -138,14 +138,13 @@ export async function startMailPipeline(options: { startMailer?: boolean } = {})
           OUTBOX_POLL_MS: '200',
           ...env,
         },
-        options,
+        // Off unless asked: tests that count reset mails must not see the verification mail of
+        // every user made by aUser().
+        { abuse: options.abuse, verificationMails: options.verifications ?? false },
       );
       identities.push(h);
-      h.passwordResets.start();
-      // Off unless asked: every user made by aUser() has a verification mail waiting, and tests
-      // that count reset mails must not see it.
-      if (options.verifications) h.emailVerifications.start();
-      await h.passwordResets.amqp.waitUntilConnected(10_000);
+      h.start();
+      await h.amqp.waitUntilConnected(10_000);
       return h;
     },
     async waitForMailsTo(email, count = 1, timeoutMs = 10_000) {

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import { PASSWORD_MAX_LENGTH } from '../domain/password-limits';
+import { isAppError, type RouteResult } from '@restgate/shared';
+import type { UserRecord } from '../domain/user';
 
 /**
- * The password-reset page that the reset mail links to: plain HTML, no script, a form that posts
- * back to its own URL (browsers can't send PUT from a form). It borrows the look of the API docs
- * (Swagger UI's top bar, colours and operation panel) with its own small stylesheet, inline and
- * allowed by its hash, so the CSP allows nothing else: no script at all, forms to this origin only.
+ * The pages an e-mailed link opens (a password reset, an e-mail verification): plain HTML, no
+ * script, a form that posts back to its own URL (browsers can't send PUT from a form). They borrow
+ * the look of the API docs (Swagger UI's top bar, colours and operation panel) with their own small
+ * stylesheet, inline and allowed by its hash, so the CSP allows nothing else: no script at all,
+ * forms to this origin only.
  */
 
 const STYLE = `
@@ -25,7 +27,7 @@ button{margin-top:16px;background:#4990e2;border:2px solid #4990e2;color:#fff;bo
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
 /** Nothing but the inline stylesheet above and a form back to this origin. */
-export const RESET_PAGE_CSP = [
+const LINK_PAGE_CSP = [
   "default-src 'none'",
   `style-src 'sha256-${STYLE_HASH}'`,
   "img-src 'self' data:",
@@ -35,8 +37,8 @@ export const RESET_PAGE_CSP = [
 ].join('; ');
 
 /** The link carries a live token: never cached, never sent on as a referrer. */
-export const RESET_PAGE_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': RESET_PAGE_CSP,
+const LINK_PAGE_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': LINK_PAGE_CSP,
   'Cache-Control': 'no-store',
   'Referrer-Policy': 'no-referrer',
   Vary: 'Accept',
@@ -45,7 +47,7 @@ export const RESET_PAGE_HEADERS: Record<string, string> = {
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
-/** A page in the reset page's look, allowed by RESET_PAGE_CSP (other pages with a token link reuse it). */
+/** A page in the links' look, allowed by their CSP. */
 export function page(title: string, content: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -67,54 +69,49 @@ ${content}
 `;
 }
 
-export interface ResetFormView {
-  email: string;
-  passwordMinLength: number;
-  /** What was wrong with the last submission, if anything. */
-  error?: string;
-}
-
-/** The form: the new password twice, posted back to the page's own URL. */
-export function resetFormPage(view: ResetFormView): string {
-  const error = view.error ? `<div class="panel error" role="alert"><p>${escapeHtml(view.error)}</p></div>` : '';
-  return page(
-    'Choose a new password',
-    `<p>For the account <strong>${escapeHtml(view.email)}</strong>.</p>
-${error}<form method="post" class="panel">
-<input type="hidden" name="email" value="${escapeHtml(view.email)}" autocomplete="username">
-<label for="password">New password</label>
-<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${view.passwordMinLength}" maxlength="${PASSWORD_MAX_LENGTH}">
-<p class="hint">At least ${view.passwordMinLength} characters, at most ${PASSWORD_MAX_LENGTH}.</p>
-<label for="confirmation">The same password again</label>
-<input id="confirmation" name="confirmation" type="password" autocomplete="new-password" required minlength="${view.passwordMinLength}" maxlength="${PASSWORD_MAX_LENGTH}">
-<button type="submit">Set the new password</button>
-</form>`,
-  );
-}
-
-/** After a successful reset. */
-export function resetDonePage(email: string): string {
-  return page(
-    'Your password is set',
-    `<div class="panel" role="status"><p>The password of <strong>${escapeHtml(email)}</strong> has been changed. Sign in with the new one.</p>
-<p>This link is used up, and so are any other reset links sent to this account.</p></div>`,
-  );
+/** A page as the route's answer, with the headers of a page that carries a live token. */
+export function htmlPage(status: number, body: string): RouteResult {
+  return { status, html: body, headers: LINK_PAGE_HEADERS };
 }
 
 /** A token that is unknown, used or expired: one page for all, as the API has one 404. */
-export function resetDeadLinkPage(): string {
+export function deadLinkPage(link: string, hint: string): string {
   return page(
     'This link no longer works',
-    `<div class="panel error" role="alert"><p>This password reset link has expired or has already been used.</p>
-<p>Ask for a new one where you asked for this one; a link works once, for a limited time.</p></div>`,
+    `<div class="panel error" role="alert"><p>This ${link} link has expired or has already been used.</p>
+<p>${hint}</p></div>`,
   );
+}
+
+/** A page of the link's purpose; a dead token (404) is `deadLink`; anything else is the API's problem answer. */
+export async function linkPage(deadLink: string, render: () => Promise<RouteResult>): Promise<RouteResult> {
+  try {
+    return await render();
+  } catch (err) {
+    if (isAppError(err) && err.status === 404) return htmlPage(404, deadLink);
+    throw err;
+  }
+}
+
+/**
+ * The link in the mail, `GET …/:token`: a browser gets the purpose's page, an API client the JSON
+ * `{ user }` of whose link it is.
+ */
+export async function showLink(
+  accept: string | undefined,
+  open: () => Promise<Pick<UserRecord, 'id' | 'name' | 'picture' | 'email'>>,
+  showPage: () => Promise<RouteResult>,
+): Promise<RouteResult> {
+  if (prefersHtml(accept)) return showPage();
+  const { id, name, picture, email } = await open();
+  return { status: 200, body: { user: { id, name, picture, email } }, headers: { Vary: 'Accept' } };
 }
 
 /**
  * True when the client asks for a page: `text/html` listed explicitly and preferred to JSON.
  * Browsers list text/html; curl and API clients send `*\/*` or application/json, and keep JSON.
  */
-export function prefersHtml(accept: string | undefined): boolean {
+function prefersHtml(accept: string | undefined): boolean {
   if (!accept) return false;
   const q = (type: string) => {
     let best = 0;

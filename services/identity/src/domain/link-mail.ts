@@ -3,31 +3,32 @@ import { createEnvelope, noControlCharacters, type MessageEnvelope } from '@rest
 import { mailLinkSchema } from './reset-link';
 
 /**
- * The mail request identity publishes for a password reset: its own view of the mailer's
- * `mail.password-reset` (the mailer owns that contract; identity never imports the mailer's
- * code). The checks are the mailer's, applied here before the request is stored, so a request
- * the mailer would dead-letter is never written to the outbox.
+ * The mail requests identity publishes for an e-mailed link: its own view of the mailer's
+ * `mail.password-reset` and `mail.email-verification` (the mailer owns those contracts; identity
+ * never imports the mailer's code). Both carry the same data, checked as the mailer checks it
+ * before the request is stored, so a request the mailer would dead-letter is never written.
  */
-export const PASSWORD_RESET_MAIL = 'mail.password-reset';
+export const LINK_MAIL_TYPES = ['mail.password-reset', 'mail.email-verification'] as const;
+export type LinkMailType = (typeof LINK_MAIL_TYPES)[number];
 
-export interface PasswordResetMailData {
+export interface LinkMailData {
   /** One bare address: no display name, no list. */
   to: string;
   /** The user's name, for the greeting. */
   name: string;
-  /** The reset page, token included. */
+  /** The page the link opens, token included. */
   link: string;
   /** When the token stops working (ISO 8601). */
   expiresAt: string;
 }
 
-export type PasswordResetMail = MessageEnvelope<typeof PASSWORD_RESET_MAIL, PasswordResetMailData>;
+export type LinkMail = MessageEnvelope<LinkMailType, LinkMailData>;
 
 /** No display name, list, quoting or comment: nothing that could add a recipient or a header. */
 const BARE_ADDRESS = /^[^\s<>()[\]\\,;:"@]+@[^\s<>()[\]\\,;:"@]+$/;
 
-/** The data of a mail that carries a link with a token (reset, verification): the mailer's checks. */
-export const linkMailSchema = Joi.object<PasswordResetMailData>({
+/** The data of a mail that carries a link with a token: the mailer's checks. */
+export const linkMailSchema = Joi.object<LinkMailData>({
   to: Joi.string()
     .max(254)
     .custom(noControlCharacters('to'))
@@ -40,6 +41,6 @@ export const linkMailSchema = Joi.object<PasswordResetMailData>({
 });
 
 /** A new mail request (fresh id, current time). Throws when the data does not fit the contract. */
-export function passwordResetMail(data: PasswordResetMailData, requestId: string): PasswordResetMail {
-  return createEnvelope(PASSWORD_RESET_MAIL, data, requestId, linkMailSchema);
+export function linkMail(type: LinkMailType, data: LinkMailData, requestId: string): LinkMail {
+  return createEnvelope(type, data, requestId, linkMailSchema);
 }

@@ -1,15 +1,13 @@
-import { escapeHtml, page } from './reset-page';
+import { deadLinkPage, escapeHtml, page } from './link-page';
 
 /**
- * The pages the verification mail links to, in the reset page's look and under its CSP
- * (RESET_PAGE_HEADERS): no script, one form back to this URL. Opening the link only shows a
- * button: mail scanners and link previews fetch links, and must not verify an address for whoever
- * signed it up.
+ * The pages the verification mail links to. Opening the link only shows a button: mail scanners
+ * and link previews fetch links, and must not verify an address for whoever signed it up.
  */
-export function verificationFormPage(view: { email: string; accountCreatedAt: Date }): string {
+export function verificationFormPage(view: { email: string; createdAt: Date }): string {
   // Confirming proves the address, not who chose the account's password: whoever opens this may
   // be learning only now that someone signed their address up.
-  const day = view.accountCreatedAt.toISOString().slice(0, 10);
+  const day = view.createdAt.toISOString().slice(0, 10);
   return page(
     'Confirm your e-mail address',
     `<p>An account was created with this address on ${day} (UTC): <strong>${escapeHtml(view.email)}</strong>.</p>
@@ -28,11 +26,8 @@ export function verificationDonePage(email: string): string {
   );
 }
 
-/** A token that is unknown, used or expired: one page for all, as the API has one 404. */
-export function verificationDeadLinkPage(): string {
-  return page(
-    'This link no longer works',
-    `<div class="panel error" role="alert"><p>This verification link has expired or has already been used.</p>
-<p>If your address is not verified yet, ask for a new link where you signed up; a link works once, for 24 hours.</p></div>`,
+export const verificationDeadLinkPage = () =>
+  deadLinkPage(
+    'verification',
+    'If your address is not verified yet, ask for a new link where you signed up; a link works once, for 24 hours.',
   );
-}

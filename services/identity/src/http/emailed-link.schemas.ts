@@ -5,7 +5,17 @@ import { userSchemas } from './user.schemas';
 /** Room for `/<token>` (44 characters) within the mail schema's 2048. */
 const LINK_MAX = 2000;
 
-/** Request schemas; the e-mail and password rules are those of sign-up. */
+/** The answer to a request for a link: the same body whoever the address belongs to. */
+const acceptedSchema = (description: string) =>
+  Joi.object({ status: Joi.string().valid('accepted'), message: Joi.string() }).description(description);
+
+/** Whose link a token opens. */
+const linkUserSchema = (description: string) =>
+  Joi.object({
+    user: Joi.object({ id: Joi.string().hex().length(24), name: Joi.string(), picture: Joi.string(), email: Joi.string() }),
+  }).description(description);
+
+/** Password resets' request and response schemas; the e-mail and password rules are those of sign-up. */
 export function passwordResetSchemas(options: { passwordMinLength: number }) {
   const users = userSchemas(options);
   return {
@@ -28,20 +38,24 @@ export function passwordResetSchemas(options: { passwordMinLength: number }) {
       password: Joi.string().allow('').max(1024).description('The new password.'),
       confirmation: Joi.string().allow('').max(1024).description('The new password again.'),
     }),
+    acceptedSchema: acceptedSchema('The same body whether or not the e-mail is registered.'),
+    viewSchema: linkUserSchema('Whose password the token resets.'),
   };
 }
 
-/** Response shapes, for the API docs. */
-export const resetAcceptedSchema = Joi.object({
-  status: Joi.string().valid('accepted'),
-  message: Joi.string(),
-}).description('The same body whether or not the e-mail is registered.');
-
-export const passwordResetViewSchema = Joi.object({
-  user: Joi.object({
-    id: Joi.string().hex().length(24),
-    name: Joi.string(),
-    picture: Joi.string(),
-    email: Joi.string(),
-  }),
-}).description('Whose password the token resets.');
+/** E-mail verifications' request and response schemas; the e-mail rule is sign-up's. */
+export function emailVerificationSchemas() {
+  const users = userSchemas({ passwordMinLength: 1 });
+  return {
+    requestBody: Joi.object<{ email: string }>({
+      email: users.createUserBody
+        .extract('email')
+        .required()
+        .description('The address to verify; the answer is the same whether or not it is registered or already verified.'),
+    }),
+    // The page's button sends nothing but the token in its URL.
+    formBody: Joi.object<Record<string, never>>({}).unknown(true),
+    acceptedSchema: acceptedSchema('The same body whether or not the e-mail is registered or already verified.'),
+    viewSchema: linkUserSchema('Whose address the token proves.'),
+  };
+}
