@@ -6,7 +6,17 @@
  * DRAIN_DELAY_MS (its /ready says 503 meanwhile, so the balancer and the gateways' pools stop
  * sending to it while it still answers).
  */
-import { accounts, drainDelayOf, fleetSettled, rollingUpdate, underLoad, watchStops, type Account } from './support';
+import {
+  accounts,
+  drainDelayOf,
+  fleetSettled,
+  rollingUpdate,
+  underLoad,
+  watchStops,
+  type Account,
+  type LoadReport,
+  type Stop,
+} from './support';
 
 const SERVICES = ['gateway', 'identity', 'articles', 'mailer'];
 /** The ones with HTTP traffic to drain; the mailer's only HTTP is its probes (it stops consuming at once). */
@@ -20,15 +30,20 @@ beforeAll(async () => {
 
 test('a rolling update of the gateway, identity, articles and the mailer under load: 0 failed requests, every replica drained', async () => {
   const stops = watchStops();
-  const { report } = await underLoad('rolling update', { accounts: pool }, async () => {
-    await rollingUpdate(SERVICES);
-    await fleetSettled();
-  });
-  const stopped = await stops.done();
+  let stopped: Stop[] = [];
+  let report: LoadReport;
+  try {
+    ({ report } = await underLoad('rolling update', { accounts: pool }, async () => {
+      await rollingUpdate(SERVICES);
+      await fleetSettled();
+    }));
+  } finally {
+    stopped = await stops.done();
+    process.stdout.write(
+      `[fleet]   stopped replicas (service: ms from SIGTERM to exit, exit code): ${stopped.map((s) => `${s.service}: ${s.tookMs} ms, ${s.exitCode}`).join('; ')}\n`,
+    );
+  }
   const drainDelay = Object.fromEntries(await Promise.all(SERVING.map(async (s) => [s, await drainDelayOf(s)] as const)));
-  process.stdout.write(
-    `[fleet]   stopped replicas (service: ms from SIGTERM to exit, exit code): ${stopped.map((s) => `${s.service}: ${s.tookMs} ms, ${s.exitCode}`).join('; ')}\n`,
-  );
   // Exited 0, not SIGKILLed, and no sooner than the drain delay (a little early: the two events'
   // clocks are the engine's, the delay's timer the process's).
   const undrained = stopped.filter(
