@@ -1,5 +1,4 @@
-import { errors, problem, takesBasic, type AccessLevel, type Authorization, type CatalogueEntry, type Principal } from '@restgate/shared';
-import { gatewayErrorCatalogue as E } from './errors';
+import { errors, problem, sharedErrorCatalogue as E, takesBasic, type AccessLevel, type Authorization, type CatalogueEntry, type Principal } from '@restgate/shared';
 
 /**
  * The routes that take HTTP Basic (sign-in, a password change) are where clients most often mix

@@ -149,7 +149,12 @@ export const CHALLENGES = {
 
 /** The errors any service can answer; each service's own are in its `errors.ts`. */
 export const sharedErrorCatalogue = errorCatalogue({
-  validation_failed: { status: 400, title: 'Invalid request', detail: 'The request is not valid.' },
+  validation_failed: {
+    status: 400,
+    title: 'Invalid request',
+    detail: 'The request is not valid.',
+    meaning: 'The body, query or path parameters are not valid: `param` names the first failing field, `errors` lists every failure.',
+  },
   malformed_body: { status: 400, title: 'Malformed body', detail: 'The request body could not be parsed.' },
   content_type_mismatch: {
     status: 400,
@@ -186,6 +191,27 @@ export const sharedErrorCatalogue = errorCatalogue({
     detail:
       'One factor is not enough here: a sign-in of a user with multi-factor sign-in on (the body has the `mfaToken` for POST /auth/mfa), or a token without a second factor where one is required.',
     headers: CHALLENGES.moreFactors,
+  },
+  // The gateway's answers on the levels that take HTTP Basic besides another credential, naming the missing half.
+  master_key_missing: {
+    status: 401,
+    title: 'Unauthorized',
+    detail:
+      'The master key is missing: send it as access_token in the query string or the body (the Authorization header carries the HTTP Basic e-mail and password).',
+    headers: CHALLENGES.credentialMissing,
+  },
+  user_token_missing: {
+    status: 401,
+    title: 'Unauthorized',
+    detail:
+      "The user's token is missing: send it as access_token in the query string or the body (the Authorization header carries the HTTP Basic e-mail and password).",
+    headers: CHALLENGES.credentialMissing,
+  },
+  basic_required: {
+    status: 401,
+    title: 'Unauthorized',
+    detail: "This route needs HTTP Basic: the user's e-mail and password in Authorization: Basic.",
+    headers: CHALLENGES.basic,
   },
   invalid_credentials: { status: 401, title: 'Unauthorized', detail: 'Wrong e-mail or password.', headers: CHALLENGES.basic },
   forbidden: { status: 403, title: 'Forbidden', detail: 'You are not allowed to do this.' },
