@@ -1,4 +1,4 @@
-import { errors, takesBasic, type AccessLevel, type Authorization, type Principal } from '@restgate/shared';
+import { errors, problem, sharedErrorCatalogue as E, takesBasic, type AccessLevel, type Authorization, type CatalogueEntry, type Principal } from '@restgate/shared';
 
 /**
  * The routes that take HTTP Basic (sign-in, a password change) are where clients most often mix
@@ -8,30 +8,29 @@ import { errors, takesBasic, type AccessLevel, type Authorization, type Principa
  * Runs after the presented token (if any) has been verified, before the level is checked.
  */
 /** For the levels that take a credential besides Basic: what that credential is, what its absence is called, and who has it. */
-const PARTNERS: Partial<Record<AccessLevel, { kind: Principal['kind']; name: string; missing: string; where: string }>> = {
-  'master+basic': { kind: 'master', name: 'the master key', missing: 'master_key_missing', where: "the user's e-mail and password" },
-  'user+basic': { kind: 'user', name: "the user's token (from POST /auth)", missing: 'user_token_missing', where: 'their e-mail and password' },
+const PARTNERS: Partial<Record<AccessLevel, { kind: Principal['kind']; name: string; missing: CatalogueEntry; where: string }>> = {
+  'master+basic': { kind: 'master', name: 'the master key', missing: E.master_key_missing, where: "the user's e-mail and password" },
+  'user+basic': { kind: 'user', name: "the user's token (from POST /auth)", missing: E.user_token_missing, where: 'their e-mail and password' },
 };
 
 export function assertCredentialKinds(level: AccessLevel, principal: Principal, authorization: Authorization | undefined): void {
   const hasBasic = authorization?.scheme === 'basic';
   const partner = PARTNERS[level];
   if (partner && principal.kind === 'anonymous') {
-    throw errors.unauthorized(
-      hasBasic
-        ? `${capitalized(partner.name)} is missing: send it as access_token in the query string or the body (the Authorization header already carries the HTTP Basic e-mail and password).`
-        : `This route needs ${partner.name} as access_token (query string or body) and ${partner.where} as HTTP Basic.`,
-      false,
-      hasBasic ? partner.missing : 'credential_missing',
-    );
+    if (hasBasic) {
+      throw problem(partner.missing, {
+        detail: `${capitalized(partner.name)} is missing: send it as access_token in the query string or the body (the Authorization header already carries the HTTP Basic e-mail and password).`,
+      });
+    }
+    throw errors.unauthorized(`This route needs ${partner.name} as access_token (query string or body) and ${partner.where} as HTTP Basic.`, false);
   }
   if (takesBasic(level) && !hasBasic && (!partner || principal.kind === partner.kind)) {
-    throw errors.basicUnauthorized(
-      authorization?.scheme === 'bearer'
-        ? "This route needs HTTP Basic (the user's e-mail and password in Authorization: Basic), not a Bearer token; a token goes as access_token."
-        : "This route needs HTTP Basic: the user's e-mail and password in Authorization: Basic.",
-      'basic_required',
-    );
+    throw problem(E.basic_required, {
+      detail:
+        authorization?.scheme === 'bearer'
+          ? "This route needs HTTP Basic (the user's e-mail and password in Authorization: Basic), not a Bearer token; a token goes as access_token."
+          : undefined,
+    });
   }
 }
 

@@ -282,7 +282,7 @@ function fromFastify(err: unknown, req: IncomingMessage, refusal: (req: Incoming
     return errors.unsupportedMediaType(req.headers['content-type'] ? undefined : NO_CONTENT_TYPE);
   }
   if (typeof code === 'string' && code.startsWith('FST_') && typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
-    return new AppError({ code: 'bad_request', status: statusCode, title: 'Bad request', cause: err });
+    return errors.badRequest(statusCode, err);
   }
   return err;
 }

@@ -1,6 +1,6 @@
 import { createHash, createSecretKey, timingSafeEqual } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { AppError, errors, isAppError, type Principal, type RevocationList } from '@restgate/shared';
+import { AppError, errors, isAppError, sharedErrorCatalogue, type Principal, type RevocationList } from '@restgate/shared';
 
 export interface AuthenticatorOptions {
   masterKey: string;
@@ -35,7 +35,7 @@ export function masterKeyCheck(masterKey: string): (token: string) => boolean {
 
 /** True for the 401 of a presented credential that failed verification (the authenticator's refusal). */
 export function isBadCredential(err: unknown): boolean {
-  return isAppError(err) && err.code === 'invalid_token';
+  return isAppError(err) && err.code === sharedErrorCatalogue.invalid_token.code;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { FastifyCorsOptions } from '@fastify/cors';
 import type { IncomingMessage } from 'node:http';
-import { AppError, isAppError } from '@restgate/shared';
+import { isAppError, problem } from '@restgate/shared';
+import { gatewayErrorCatalogue } from './errors';
 
 /** Response headers a browser client may read: paging, request id, auth challenges, back-off. */
 const EXPOSED = ['X-Request-Id', 'X-Total-Count', 'Link', 'Location', 'WWW-Authenticate', 'Retry-After', 'Allow'];
@@ -41,10 +42,7 @@ function isPreflight(req: Pick<IncomingMessage, 'method' | 'headers'>): boolean 
  */
 export function explainPreflight(req: IncomingMessage, err: unknown): unknown {
   if (!isPreflight(req) || !isAppError(err) || err.status !== 405) return err;
-  return new AppError({
-    code: 'cors_not_enabled',
-    status: 405,
-    title: 'Method not allowed',
+  return problem(gatewayErrorCatalogue.cors_not_enabled, {
     detail: `This is a CORS preflight from ${req.headers.origin}, and CORS is off: the gateway answers preflights only when its CORS_ORIGINS setting lists the page's origin (or "*").`,
     headers: err.headers,
   });

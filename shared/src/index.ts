@@ -7,6 +7,21 @@
  * `@restgate/shared/testing`.
  */
 export { AppError, errors, isAppError } from './errors';
+// The error catalogue: codes as data (status, title, default detail), the factory that answers
+// one, and the entries route specs list for their error responses.
+export {
+  CHALLENGES,
+  errorCatalogue,
+  isErrorCatalogue,
+  problem,
+  sharedErrorCatalogue,
+  type CatalogueEntry,
+  type CodeOf,
+  type ErrorCatalogue,
+  type ErrorEntry,
+  type ProblemOptions,
+  type SharedErrorCode,
+} from './errors';
 export { baseConfigSchema, loadConfig, ConfigError, type BaseConfig } from './config';
 export { createLogger, REDACTED_PATHS, type Logger } from './logger';
 export { ANONYMOUS, PRINCIPAL_HEADER, hasSecondFactor, signPrincipal, verifyPrincipal, type Principal } from './principal';

@@ -1,10 +1,10 @@
 import type Joi from 'joi';
 import parseJoi from 'joi-to-json';
-import { errors, type AppError } from './errors';
+import { errors, sharedErrorCatalogue, type AppError, type CatalogueEntry } from './errors';
 import { TRIMMED_WHITESPACE } from './http-url';
 import { LISTING_LIMITS } from './listing';
 import { toProblem } from './problem';
-import type { AccessLevel, HttpMethod, RouteDef } from './routes';
+import type { AccessLevel, HttpMethod, ResponseDoc, RouteDef } from './routes';
 
 /**
  * OpenAPI 3.1 from the route tables: each service builds its part from the same rows (and joi
@@ -115,55 +115,48 @@ const ref = (kind: 'schemas' | 'responses' | 'headers', name: string): OpenApiRe
 const problemExample = (err: AppError) => toProblem(err, EXAMPLE_REQUEST_ID);
 
 /**
- * Reusable error responses, by status; the examples are what the error catalogue really sends.
+ * Reusable error responses, by status: their descriptions list catalogue entries, and the
+ * examples are what the catalogue really sends.
  * One example for the common statuses and none for the rare ones, so an operation in Swagger UI
  * shows its own answers first rather than a dozen generic problems.
  */
-const ERROR_RESPONSES: Record<string, { name: string; description: string; examples: AppError[]; headers?: string[] }> = {
+const E = sharedErrorCatalogue;
+const ERROR_RESPONSES: Record<string, { name: string; doc: ResponseDoc; examples: AppError[]; headers?: string[] }> = {
   400: {
     name: 'BadRequest',
-    description: 'Invalid body or query (validation), a malformed body, or a credential given in two places.',
+    doc: { errors: [E.validation_failed, E.malformed_body, E.content_type_mismatch, E.credential_ambiguous] },
     examples: [errors.validation([{ param: 'email', message: 'email must be a valid email', rule: 'string.email' }])],
   },
   401: {
     name: 'Unauthorized',
-    description: 'Credential missing, wrong, malformed or expired; or wrong HTTP Basic e-mail or password.',
+    doc: { errors: [E.credential_missing, E.invalid_token, E.invalid_credentials] },
     examples: [errors.unauthorized('The access token has expired.', true)],
     headers: ['WWW-Authenticate'],
   },
-  403: { name: 'Forbidden', description: 'A valid credential that may not do this.', examples: [errors.forbidden()] },
-  404: { name: 'NotFound', description: 'No such resource (also for an id that is not well formed).', examples: [errors.notFound()] },
-  409: {
-    name: 'Conflict',
-    description: 'Conflicts with an existing resource.',
-    examples: [errors.conflict('email', 'The e-mail is already registered.')],
+  403: { name: 'Forbidden', doc: { errors: [E.forbidden] }, examples: [errors.forbidden()] },
+  404: {
+    name: 'NotFound',
+    doc: { description: 'Also for an id that is not well formed.', errors: [E.not_found, E.route_not_found] },
+    examples: [errors.notFound()],
   },
-  412: {
-    name: 'PreconditionFailed',
-    description: '`If-Match` does not name the current `ETag`: nothing changed.',
-    examples: [errors.preconditionFailed()],
-  },
-  413: { name: 'PayloadTooLarge', description: 'The body is larger than allowed.', examples: [] },
-  415: { name: 'UnsupportedMediaType', description: 'The body is neither a form nor JSON.', examples: [] },
-  429: {
-    name: 'TooManyRequests',
-    description: 'Rate limited; retry after `Retry-After` seconds.',
-    examples: [],
-    headers: ['Retry-After'],
-  },
+  409: { name: 'Conflict', doc: { errors: [E.conflict] }, examples: [errors.conflict('email', 'The e-mail is already registered.')] },
+  412: { name: 'PreconditionFailed', doc: { errors: [E.precondition_failed] }, examples: [errors.preconditionFailed()] },
+  413: { name: 'PayloadTooLarge', doc: { errors: [E.payload_too_large] }, examples: [] },
+  415: { name: 'UnsupportedMediaType', doc: { errors: [E.unsupported_media_type] }, examples: [] },
+  429: { name: 'TooManyRequests', doc: { errors: [E.rate_limited] }, examples: [], headers: ['Retry-After'] },
   500: {
     name: 'InternalError',
-    description: 'Something unexpected; details only in the log, under the request id.',
+    doc: { description: 'Details only in the log, under the request id.', errors: [E.internal_error] },
     examples: [],
   },
-  502: { name: 'BadGateway', description: 'An upstream service failed.', examples: [] },
+  502: { name: 'BadGateway', doc: { errors: [E.bad_gateway] }, examples: [] },
   503: {
     name: 'ServiceUnavailable',
-    description: 'A dependency (database, broker, upstream) is unavailable.',
+    doc: { description: 'A dependency (database, broker, upstream) is unavailable.', errors: [E.service_unavailable] },
     examples: [],
     headers: ['Retry-After'],
   },
-  504: { name: 'GatewayTimeout', description: 'An upstream service did not answer in time.', examples: [] },
+  504: { name: 'GatewayTimeout', doc: { errors: [E.gateway_timeout] }, examples: [] },
 };
 
 /** The components every part and the merged document share. */
@@ -204,7 +197,7 @@ export function baseComponents(): OpenApiComponents {
     // X-Request-Id is on every response too; on errors the body's `requestId` already shows it.
     const headers = Object.fromEntries((doc.headers ?? []).map((header) => [header, ref('headers', header.replace(/-/g, ''))]));
     responses[doc.name] = {
-      description: doc.description,
+      description: errorDescription(doc.doc) ?? 'Error.',
       ...(Object.keys(headers).length ? { headers } : {}),
       content: {
         [PROBLEM_MEDIA_TYPE]: {
@@ -536,7 +529,7 @@ function errorResponse(
   const base = shared ? components.responses[shared.name] : undefined;
   const media = base?.content?.[PROBLEM_MEDIA_TYPE];
   return {
-    description: description ?? shared?.description ?? 'Error.',
+    description: description ?? (shared && errorDescription(shared.doc)) ?? 'Error.',
     ...(base?.headers ? { headers: base.headers } : {}),
     content: {
       [PROBLEM_MEDIA_TYPE]: schema
@@ -544,6 +537,18 @@ function errorResponse(
         : { schema: ref('schemas', 'Problem'), ...(media?.examples ? { examples: media.examples } : {}) },
     },
   };
+}
+
+/** The text of one catalogue entry in the API docs: its code and what it means. */
+export function describeError(entry: CatalogueEntry): string {
+  return `\`${entry.code}\`: ${entry.meaning ?? entry.detail}`;
+}
+
+/** An error answer's description: the route's own words, then each code it lists with the catalogue's text. */
+function errorDescription(doc: ResponseDoc): string | undefined {
+  if (!doc.errors?.length) return doc.description;
+  const codes = doc.errors.map((entry) => `- ${describeError(entry)}`).join('\n');
+  return doc.description ? `${doc.description}\n\n${codes}` : codes;
 }
 
 /**
@@ -592,8 +597,8 @@ export function buildOperation(route: RouteDef, components: OpenApiComponents): 
   for (const [status, doc] of declared) {
     const response =
       Number(status) < 400
-        ? successResponse(doc.description, doc.schema, listing && status !== '304', components, conditional && status.startsWith('2') && !listing)
-        : errorResponse(status, doc.description, doc.schema, components);
+        ? successResponse(doc.description ?? '', doc.schema, listing && status !== '304', components, conditional && status.startsWith('2') && !listing)
+        : errorResponse(status, errorDescription(doc), doc.schema, components);
     if (route.noStore && !('$ref' in response)) response.headers = { ...response.headers, 'Cache-Control': ref('headers', 'CacheControl') };
     responses[status] = doc.html && !('$ref' in response) ? { ...response, content: { ...response.content, [HTML_MEDIA_TYPE]: HTML_PAGE } } : response;
   }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { requestContext } from './access-log';
-import { AppError, errors, isAppError } from './errors';
+import { errors, isAppError, type AppError } from './errors';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 
@@ -73,7 +73,7 @@ export function normalizeError(err: unknown): AppError {
   }
   if (isDatabaseUnavailable(err)) return errors.unavailable('The database is unavailable. Try again shortly.', err);
   if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-    return new AppError({ code: 'bad_request', status: e.status, title: 'Bad request', cause: err });
+    return errors.badRequest(e.status, err);
   }
   return errors.internal(err);
 }

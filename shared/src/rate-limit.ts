@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { AppError } from './errors';
+import { problem, sharedErrorCatalogue, type AppError } from './errors';
 import type { Counter, Metrics } from './metrics';
 
 /**
@@ -277,10 +277,7 @@ export function rateLimitHeaders(decisions: LimitDecision[]): Record<string, str
 
 /** The 429 problem for a refused decision: `Retry-After` and the draft headers. */
 export function rateLimited(decision: LimitDecision, all: LimitDecision[] = [decision], detail?: string): AppError {
-  return new AppError({
-    code: 'rate_limited',
-    status: 429,
-    title: 'Too many requests',
+  return problem(sharedErrorCatalogue.rate_limited, {
     detail: detail ?? `Too many requests (limit "${decision.name}"). Try again in ${decision.resetSeconds} s.`,
     extras: { limit: decision.name },
     headers: {

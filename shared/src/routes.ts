@@ -3,7 +3,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type Joi from 'joi';
 import type { Logger } from 'pino';
 import { requestIdOf, requestLog } from './access-log';
-import { errors, type FieldError } from './errors';
+import { errors, type CatalogueEntry, type FieldError } from './errors';
 import { CLIENT_ADDRESS_HEADER, verifyClientAddress } from './client-address';
 import { noneMatchHits } from './conditional';
 import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from './principal';
@@ -51,12 +51,16 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
-export interface ResponseDoc {
-  description: string;
+/**
+ * One answer of a route, for the API docs. An error answer lists the catalogue entries it can be
+ * (`errors`): the docs describe each code with its catalogue text, after `description` when the
+ * route has more to say about them.
+ */
+export type ResponseDoc = {
   schema?: Joi.Schema;
   /** The route also answers this status as an HTML page (`text/html`). */
   html?: boolean;
-}
+} & ({ description: string; errors?: readonly CatalogueEntry[] } | { description?: string; errors: readonly CatalogueEntry[] });
 
 /** One row of a service's route table. The same row drives validation, access and the API docs. */
 export interface RouteDef<B = any, Q = any, P = any> {

@@ -14,13 +14,18 @@ import {
   updateArticleBody,
   type UpdateArticleBody,
 } from './http/article.schemas';
+import { articleCodes as E } from './errors';
 import { articleResource } from './resource';
 
 const tags = ['articles'];
-const problem = (description: string) => ({ description });
 const view = { description: 'The article, with its ETag', schema: articleViewSchema };
 const notModified = { description: 'Not modified: If-None-Match names the current ETag' };
-const preconditionFailed = problem('If-Match does not name the current ETag (precondition_failed): nothing changed');
+// The error answers list catalogue entries (./errors): the API docs describe each code with its text.
+const invalid = { errors: [E.validation_failed] };
+const noCredential = { errors: [E.credential_missing, E.invalid_token] };
+const notOwner = { errors: [E.not_owner] };
+const notFound = { errors: [E.article_not_found] };
+const preconditionFailed = { errors: [E.precondition_failed] };
 const IF_MATCH =
   'With `If-Match: <ETag>` (from a GET or an earlier write) the change happens only if the article is still at that version; otherwise 412 `precondition_failed` and nothing changes. Without it, the change happens as before.';
 
@@ -35,10 +40,10 @@ const update = (method: 'put' | 'patch') =>
     schemas: { body: updateArticleBody, params: articleParams },
     responses: {
       200: view,
-      400: problem('Invalid body'),
-      401: problem('No credential'),
-      403: problem('Not the owner or an admin'),
-      404: problem('No such article'),
+      400: invalid,
+      401: noCredential,
+      403: notOwner,
+      404: notFound,
       412: preconditionFailed,
     },
   });
@@ -51,7 +56,7 @@ export const articlesApi = {
     summary: 'Create an article owned by the caller',
     tags,
     schemas: { body: createArticleBody },
-    responses: { 201: view, 400: problem('Invalid body'), 401: problem('No credential'), 403: problem('Not a user token') },
+    responses: { 201: view, 400: invalid, 401: noCredential, 403: { errors: [E.forbidden] } },
   }),
   listArticles: defineSpec({
     method: 'get',
@@ -63,7 +68,7 @@ export const articlesApi = {
     responses: {
       200: { description: 'One page of articles', schema: articleListingSchema },
       304: notModified,
-      400: problem('Invalid listing parameter, or a parameter the listing does not know'),
+      400: { description: 'Also a parameter the listing does not know', errors: [E.validation_failed] },
     },
   }),
   getArticle: defineSpec({
@@ -74,7 +79,7 @@ export const articlesApi = {
     description: 'Answers a strong `ETag`; with `If-None-Match` naming it, 304 and no body.',
     tags,
     schemas: { params: articleParams },
-    responses: { 200: view, 304: notModified, 404: problem('No such article') },
+    responses: { 200: view, 304: notModified, 404: notFound },
   }),
   replaceArticle: update('put'),
   changeArticle: update('patch'),
@@ -88,9 +93,9 @@ export const articlesApi = {
     schemas: { params: articleParams },
     responses: {
       204: { description: 'Deleted' },
-      401: problem('No credential'),
-      403: problem('Not the owner or an admin'),
-      404: problem('No such article'),
+      401: noCredential,
+      403: notOwner,
+      404: notFound,
       412: preconditionFailed,
     },
   }),

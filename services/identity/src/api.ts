@@ -11,6 +11,7 @@ import { providerTokenBody, providerTokenQuery } from './http/social.schemas';
 import { codeBody, disableMfaBody, mfaSignInBody, recoveryCodesSchema, totpEnrolmentSchema } from './http/mfa.schemas';
 import { refreshBody, sessionListingSchema, sessionListQuery, sessionTokensSchema } from './http/session.schemas';
 import { fullUserSchema, ownUserSchema, publicUserSchema, userListingSchema, userSchemas } from './http/user.schemas';
+import { identityCodes as E } from './errors';
 
 export interface IdentityApiOptions {
   /** PASSWORD_MIN_LENGTH: the password rules in the schemas (and docs) follow it. */
@@ -21,10 +22,16 @@ export interface IdentityApiOptions {
 const DEFAULT_OPTIONS: IdentityApiOptions = { passwordMinLength: 8 };
 
 const userTags = ['users'];
-const validation = { description: 'Invalid body or query; `param` names the first failing field.' };
-const unauthorized = { description: 'No valid credential.' };
-const forbidden = { description: 'A valid credential that may not do this.' };
-const notFound = { description: 'No such user (also for a malformed id).' };
+// The error answers list catalogue entries (./errors): the API docs describe each code with its text.
+const validation = { errors: [E.validation_failed] };
+const unauthorized = { errors: [E.credential_missing, E.invalid_token] };
+const forbidden = { errors: [E.forbidden] };
+const notFound = { description: 'Also for a malformed id.', errors: [E.user_not_found] };
+const revocationsDown = { description: 'The revocation store is unavailable: nothing changed, try again.', errors: [E.service_unavailable] };
+const passwordBackoff = {
+  description: 'Too many wrong passwords for this account from this address (the back-off), or for this account overall.',
+  errors: [E.rate_limited],
+};
 
 export const authApi = {
   signIn: defineSpec({
@@ -38,14 +45,15 @@ export const authApi = {
       201: { description: 'A new session: access token, refresh token, the access token\'s lifetime, and the user.', schema: sessionTokensSchema },
       401: {
         description:
-          'No master key, or missing or wrong Basic credentials (one answer for an unknown e-mail and a wrong password). Or the right password of a user with multi-factor sign-in on: `mfa_required`, with `WWW-Authenticate: Bearer realm="restgate", error="insufficient_user_authentication"` (RFC 9470) and a member `mfaToken` (single use, 5 minutes) for POST /auth/mfa; no session exists yet.',
+          'One answer for an unknown e-mail and a wrong password. The right password of a user with multi-factor sign-in on is `mfa_required` (RFC 9470), with a member `mfaToken` (single use, 5 minutes) for POST /auth/mfa; no session exists yet.',
+        errors: [E.credential_missing, E.master_key_missing, E.basic_required, E.invalid_credentials, E.mfa_required],
       },
       403: {
-        description:
-          'A credential other than the master key; or, with `REQUIRE_VERIFIED_EMAIL` on, the right password of a user whose e-mail is not verified: `email_unverified` (open the link in the verification mail, or ask for a new one with POST /email-verifications).',
+        description: 'With `REQUIRE_VERIFIED_EMAIL` on, the right password of a user whose e-mail is not verified is `email_unverified`.',
+        errors: [E.forbidden, E.email_unverified],
       },
-      429: { description: 'Too many wrong passwords for this account from this address (the back-off), or for this account overall.' },
-      503: { description: 'Too many password checks in progress: try again after `Retry-After`.' },
+      429: passwordBackoff,
+      503: { errors: [E.busy] },
     },
   }),
   refreshSession: defineSpec<{ refreshToken: string }>({
@@ -61,12 +69,9 @@ export const authApi = {
     responses: {
       201: { description: 'New tokens for the same session, and the user (for a retry within the grace: the first answer\'s refresh token).', schema: sessionTokensSchema },
       400: validation,
-      401: {
-        description:
-          'The refresh token is unknown, used after the grace (its session has now ended), expired, or its session or user is gone: `invalid_refresh_token`.',
-      },
-      429: { description: 'Too many refreshes from this address.' },
-      503: { description: 'The session could not be ended (a reused token) because the revocation store is unavailable.' },
+      401: { description: 'Also a refresh token used again after the grace (its session has now ended), or one whose user is gone.', errors: [E.invalid_refresh_token] },
+      429: { description: 'Too many refreshes from this address.', errors: [E.rate_limited] },
+      503: { description: 'The session could not be ended (a reused token) because the revocation store is unavailable.', errors: [E.service_unavailable] },
     },
   }),
   logout: defineSpec({
@@ -78,7 +83,7 @@ export const authApi = {
     responses: {
       204: { description: 'The session has ended.' },
       401: unauthorized,
-      503: { description: 'The revocation store is unavailable: nothing changed, try again.' },
+      503: revocationsDown,
     },
   }),
 };
@@ -107,19 +112,16 @@ const socialSpec = (provider: string, label: string) =>
     schemas: { body: providerTokenBody, query: providerTokenQuery },
     responses: {
       201: { description: 'A new session, as POST /auth gives.', schema: sessionTokensSchema },
-      400: { description: 'The access token given in more than one place, or an invalid body or query.' },
+      400: { errors: [E.credential_ambiguous, E.validation_failed] },
       401: {
-        description: `No access token, or ${label} refused it, or it was issued to another app. Or the user has multi-factor sign-in on: \`mfa_required\` with an \`mfaToken\` for POST /auth/mfa, as POST /auth answers.`,
+        description: `The provider is ${label}. A user with multi-factor sign-in on gets \`mfa_required\` with an \`mfaToken\` for POST /auth/mfa, as POST /auth answers.`,
+        errors: [E.credential_missing, E.invalid_token, E.provider_token_rejected, E.provider_token_wrong_app, E.mfa_required],
       },
-      404: { description: `${label} sign-in is not enabled (\`SOCIAL_PROVIDERS\`): \`route_not_found\`.` },
-      409: {
-        description: `The account with this e-mail is already linked to another ${label} identity (\`provider_already_linked\`), or its e-mail was never verified (\`account_email_unverified\`), or its password was chosen at sign-up and never proven by the address's owner (\`account_password_unproven\`): reset its password, then sign in again.`,
-      },
-      422: {
-        description: `${label} shared no e-mail (\`provider_email_missing\`) or does not say it is verified (\`provider_email_unverified\`).`,
-      },
-      502: { description: `${label} failed or could not be reached.` },
-      504: { description: `${label} did not answer in time.` },
+      404: { description: `${label} sign-in is not enabled (\`SOCIAL_PROVIDERS\`).`, errors: [E.route_not_found] },
+      409: { errors: [E.provider_already_linked, E.account_email_unverified, E.account_password_unproven] },
+      422: { errors: [E.provider_email_missing, E.provider_email_unverified] },
+      502: { errors: [E.provider_failed, E.provider_unreachable] },
+      504: { errors: [E.provider_timeout] },
     },
   });
 
@@ -134,7 +136,7 @@ export const socialApi = {
 export function userApi(options: IdentityApiOptions) {
   const schemas = userSchemas(options);
   const notModified = { description: 'Not modified: If-None-Match names the current ETag.' };
-  const preconditionFailed = { description: 'If-Match does not name the current ETag (`precondition_failed`): nothing changed.' };
+  const preconditionFailed = { errors: [E.precondition_failed] };
   const ifMatch =
     'With `If-Match: <ETag>` (from a GET of the user or an earlier write) it happens only if the user is still at that version; otherwise 412 `precondition_failed` and nothing changes.';
 
@@ -151,7 +153,7 @@ export function userApi(options: IdentityApiOptions) {
         200: { description: 'The updated user, with its ETag.', schema: fullUserSchema },
         400: validation,
         401: unauthorized,
-        403: forbidden,
+        403: { errors: [E.forbidden, E.not_your_profile] },
         404: notFound,
         412: preconditionFailed,
       },
@@ -171,12 +173,12 @@ export function userApi(options: IdentityApiOptions) {
         200: { description: 'The user.', schema: fullUserSchema },
         400: validation,
         401: {
-          description:
-            "No user token (`credential_missing`, `user_token_missing`), no HTTP Basic (`basic_required`), or a Basic e-mail or password that is not the token user's (`invalid_credentials`, one answer for both).",
+          description: "A Basic e-mail or password that is not the token user's is one answer for both.",
+          errors: [E.credential_missing, E.user_token_missing, E.basic_required, E.invalid_credentials],
         },
-        403: { description: "The master key instead of a user token, or another user's id: `not_your_password`." },
-        429: { description: 'Too many wrong passwords for this account from this address (the back-off), or for this account overall.' },
-        503: { description: 'Too many password checks in progress (try again after `Retry-After`), or the revocation store is unavailable (nothing changed).' },
+        403: { description: "The master key instead of a user token, or another user's id.", errors: [E.not_your_password] },
+        429: passwordBackoff,
+        503: { description: 'When the revocation store is unavailable, nothing changed.', errors: [E.busy, E.service_unavailable] },
       },
     });
 
@@ -192,8 +194,8 @@ export function userApi(options: IdentityApiOptions) {
         201: { description: 'The new user.', schema: fullUserSchema },
         400: validation,
         401: unauthorized,
-        403: forbidden,
-        409: { description: 'The e-mail is already registered (`param: "email"`).' },
+        403: { errors: [E.forbidden, E.role_not_grantable] },
+        409: { description: '`param` is `email`.', errors: [E.email_taken] },
       },
     }),
     listUsers: defineSpec({
@@ -263,7 +265,7 @@ export function userApi(options: IdentityApiOptions) {
         200: { description: 'A page of sessions.', schema: sessionListingSchema },
         400: validation,
         401: unauthorized,
-        403: forbidden,
+        403: { errors: [E.forbidden, E.not_your_sessions] },
         404: notFound,
       },
     }),
@@ -276,9 +278,9 @@ export function userApi(options: IdentityApiOptions) {
       responses: {
         204: { description: 'Every session has ended.' },
         401: unauthorized,
-        403: forbidden,
+        403: { errors: [E.forbidden, E.not_your_sessions] },
         404: notFound,
-        503: { description: 'The revocation store is unavailable: nothing changed, try again.' },
+        503: revocationsDown,
       },
     }),
     deleteUser: defineSpec<unknown, unknown, { id: string }>({
@@ -294,7 +296,7 @@ export function userApi(options: IdentityApiOptions) {
         403: forbidden,
         404: notFound,
         412: preconditionFailed,
-        503: { description: 'The revocation store is unavailable: nothing changed, try again.' },
+        503: revocationsDown,
       },
     }),
   };
@@ -306,6 +308,8 @@ type ResponseDoc = NonNullable<RouteSpec['responses']>[number];
 interface EmailedLinkRoutes<R, F, C> {
   path: string;
   tags: string[];
+  /** The 404 of a dead token. */
+  notFound: (typeof E)[keyof typeof E];
   request: { summary: string; description?: string; body: Joi.ObjectSchema<R>; accepted: ResponseDoc };
   show: { summary: string; description: string; ok: ResponseDoc };
   form: { summary: string; description: string; body: Joi.ObjectSchema<F>; ok: string; refused?: string };
@@ -317,10 +321,10 @@ interface EmailedLinkRoutes<R, F, C> {
  * link in the mail: JSON, or a page for a browser), the page's form, and the API's use of it.
  */
 function emailedLinkApi<R, F, C>(o: EmailedLinkRoutes<R, F, C>) {
-  const deadToken = { description: 'The token is unknown, used, expired or malformed (one answer for all).' };
+  const deadToken = { description: 'One answer for every dead token, a malformed one included.', errors: [o.notFound] };
   const token = { path: `${o.path}/:token`, secretParams: ['token'], noStore: true, level: 'public' as const, tags: o.tags };
   const refused = (description: string | undefined, html?: true): Record<number, ResponseDoc> =>
-    description ? { 400: { description, ...(html && { html }) } } : {};
+    description ? { 400: { description, errors: [E.validation_failed], ...(html && { html }) } } : {};
   return {
     request: defineSpec<R>({
       method: 'post',
@@ -332,9 +336,9 @@ function emailedLinkApi<R, F, C>(o: EmailedLinkRoutes<R, F, C>) {
       schemas: { body: o.request.body },
       responses: {
         202: o.request.accepted,
-        400: { description: 'Invalid body; `param` names the first failing field.' },
-        401: { description: 'No credential.' },
-        403: { description: 'A credential other than the master key.' },
+        400: validation,
+        401: unauthorized,
+        403: { description: 'A credential other than the master key.', errors: [E.forbidden] },
       },
     }),
     show: defineSpec<unknown, unknown, { token: string }>({
@@ -367,6 +371,7 @@ export function passwordResetApi(options: IdentityApiOptions) {
   const specs = emailedLinkApi({
     path: '/password-resets',
     tags: ['password resets'],
+    notFound: E.password_reset_not_found,
     request: {
       summary:
         'Ask for a password reset mail. Answered once the request is stored, before the mail goes out; the same answer whether or not the e-mail is registered.',
@@ -390,7 +395,7 @@ export function passwordResetApi(options: IdentityApiOptions) {
     complete: {
       summary: "Set a new password with a reset token. The token is used up, and so are the user's other reset tokens and every session.",
       body: schemas.passwordBody,
-      refused: 'Invalid password (`param: "password"`): the token stays valid.',
+      refused: 'An invalid password (`param` is `password`): the token stays valid.',
     },
   });
   return {
@@ -406,6 +411,7 @@ export function emailVerificationApi(_options?: IdentityApiOptions) {
   const specs = emailedLinkApi({
     path: '/email-verifications',
     tags: ['e-mail verification'],
+    notFound: E.email_verification_not_found,
     request: {
       summary:
         'Ask for a new verification link for an address. Answered once the request is stored; the same answer whether or not the e-mail is registered or already verified.',
@@ -441,12 +447,12 @@ export function emailVerificationApi(_options?: IdentityApiOptions) {
 /** Multi-factor sign-in: `/users/me/mfa…` before `/users/:id/mfa`, so that "me" is never read as an id. */
 export function mfaApi(_options?: IdentityApiOptions) {
   const tags = ['multi-factor sign-in'];
-  const off = { description: 'Multi-factor sign-in is not configured (`MFA_ENCRYPTION_KEY` unset): `route_not_found`; or (users) no such user.' };
+  const off = { description: 'Multi-factor sign-in is not configured (`MFA_ENCRYPTION_KEY` unset); or (users) no such user.', errors: [E.route_not_found, E.user_not_found] };
   const wrongCode = {
-    description:
-      'No valid credential, or the code is wrong or already used: `invalid_mfa_code` (counted in the sign-in back-off like a wrong password).',
+    description: 'A wrong code counts in the sign-in back-off like a wrong password.',
+    errors: [E.credential_missing, E.invalid_token, E.invalid_mfa_code],
   };
-  const backoff = { description: 'Too many wrong passwords or codes for this account from this address (the sign-in back-off).' };
+  const backoff = { description: 'Too many wrong passwords or codes for this account from this address (the sign-in back-off).', errors: [E.rate_limited] };
   return {
     completeMfaSignIn: defineSpec<{ mfaToken: string; code?: string; recoveryCode?: string }>({
       method: 'post',
@@ -461,9 +467,7 @@ export function mfaApi(_options?: IdentityApiOptions) {
       responses: {
         201: { description: 'A new session, as POST /auth gives without MFA.', schema: sessionTokensSchema },
         400: validation,
-        401: {
-          description: 'The `mfaToken` is unknown, used or expired (`invalid_mfa_token`: sign in again), or the code is wrong or already used (`invalid_mfa_code`).',
-        },
+        401: { errors: [E.invalid_mfa_token, E.invalid_mfa_code] },
         404: off,
         429: backoff,
       },
@@ -482,7 +486,7 @@ export function mfaApi(_options?: IdentityApiOptions) {
         401: unauthorized,
         403: forbidden,
         404: off,
-        409: { description: 'MFA is already on: `mfa_already_on` (turn it off first).' },
+        409: { description: 'Turn it off first.', errors: [E.mfa_already_on] },
       },
     }),
     confirmTotpEnrolment: defineSpec<{ code: string }>({
@@ -500,7 +504,7 @@ export function mfaApi(_options?: IdentityApiOptions) {
         401: wrongCode,
         403: forbidden,
         404: off,
-        409: { description: 'No enrolment is pending (`mfa_not_pending`), or MFA is already on (`mfa_already_on`).' },
+        409: { errors: [E.mfa_not_pending, E.mfa_already_on] },
         429: backoff,
       },
     }),
@@ -516,12 +520,12 @@ export function mfaApi(_options?: IdentityApiOptions) {
         201: { description: 'The new recovery codes, shown only now.', schema: recoveryCodesSchema },
         400: validation,
         401: {
-          description:
-            'No valid credential; a session opened without a second factor (`mfa_required`, with `WWW-Authenticate: Bearer error="insufficient_user_authentication"`: sign in again with a code); or a wrong or used code (`invalid_mfa_code`).',
+          description: 'A session opened without a second factor is `mfa_required`: sign in again with a code.',
+          errors: [E.credential_missing, E.invalid_token, E.mfa_required, E.invalid_mfa_code],
         },
         403: forbidden,
         404: off,
-        409: { description: 'MFA is not on: `mfa_off`.' },
+        409: { errors: [E.mfa_off] },
         429: backoff,
       },
     }),
@@ -537,15 +541,12 @@ export function mfaApi(_options?: IdentityApiOptions) {
       responses: {
         204: { description: 'MFA is off: sign-in needs the password only.' },
         400: validation,
-        401: {
-          description:
-            'No user token, no HTTP Basic, a Basic e-mail or password that is not the token user\'s (`invalid_credentials`), or a wrong or used code (`invalid_mfa_code`).',
-        },
+        401: { errors: [E.credential_missing, E.user_token_missing, E.basic_required, E.invalid_credentials, E.invalid_mfa_code] },
         403: forbidden,
         404: off,
-        409: { description: 'MFA is not on: `mfa_off`.' },
+        409: { errors: [E.mfa_off] },
         429: backoff,
-        503: { description: 'Too many password checks in progress: try again after `Retry-After`.' },
+        503: { errors: [E.busy] },
       },
     }),
     adminDisableMfa: defineSpec<unknown, unknown, { id: string }>({
@@ -556,11 +557,14 @@ export function mfaApi(_options?: IdentityApiOptions) {
       summary: "Turn off a user's multi-factor sign-in (an admin, for a user who lost their authenticator and recovery codes); every session of the user ends.",
       responses: {
         204: { description: "MFA is off and the user's sessions have ended: they sign in with their password." },
-        401: { description: 'No valid credential; or, with `MFA_REQUIRED_ROLES` naming `admin`, an admin token without a second factor (`mfa_required`).' },
-        403: forbidden,
+        401: {
+          description: 'With `MFA_REQUIRED_ROLES` naming `admin`, an admin token without a second factor is `mfa_required`.',
+          errors: [E.credential_missing, E.invalid_token, E.mfa_required],
+        },
+        403: { errors: [E.forbidden, E.not_admin] },
         404: notFound,
-        409: { description: 'MFA is not on for this user: `mfa_off` (nothing changed).' },
-        503: { description: 'The revocation store is unavailable: the sessions could not be ended; try again.' },
+        409: { description: 'Nothing changed.', errors: [E.mfa_off] },
+        503: { description: 'The revocation store is unavailable: the sessions could not be ended; try again.', errors: [E.service_unavailable] },
       },
     }),
   };

@@ -17,7 +17,7 @@ export function assertUser(principal: Principal): asserts principal is UserPrinc
 export function assertOwnerOrAdmin(principal: Principal, ownerId: string): void {
   assertUser(principal);
   if (principal.role !== 'admin' && principal.id !== ownerId) {
-    throw errors.forbidden('Only the owner or an admin may do this.', 'not_owner');
+    throw errors.notOwner();
   }
 }
 

@@ -173,7 +173,7 @@ export async function disableOwnMfa(
 /** `DELETE /users/:id/mfa` (admin): MFA off for a user who lost their factor, and every session of theirs ends. */
 export async function adminDisableMfa(deps: IdentityDeps, caller: Principal, userId: string): Promise<void> {
   // Holds even if an operator's ROUTE_POLICY opens the route.
-  if (caller.kind !== 'user' || caller.role !== 'admin') throw errors.forbidden('Only an admin may turn off the MFA of a user.', 'not_admin');
+  if (caller.kind !== 'user' || caller.role !== 'admin') throw identityErrors.notAdmin();
   const user = await deps.users.findById(userId);
   if (!user) throw identityErrors.userNotFound();
   if (!(await deps.mfa.disable(user.id))) throw identityErrors.mfaOff();

@@ -4,7 +4,7 @@ import { isMfaOn, openSessionOrChallenge } from './mfa';
 import type { SignedIn } from './sessions';
 import { isAddressProven, type UserRecord } from './user';
 import { isAppError } from '@restgate/shared';
-import { identityErrors } from '../errors';
+import { identityErrorCatalogue, identityErrors } from '../errors';
 
 /**
  * `POST /auth`: the e-mail and password open a session (with REQUIRE_VERIFIED_EMAIL, only for a
@@ -43,7 +43,7 @@ async function upgradePasswordHash(
   try {
     next = await deps.hasher.hash(password, context.signal, context.lane);
   } catch (err) {
-    if (isAppError(err) && err.code === identityErrors.hashQueueFull().code) return;
+    if (isAppError(err) && err.code === identityErrorCatalogue.busy.code) return;
     throw err;
   }
   await deps.users.rehashPassword(user.id, current, next);
