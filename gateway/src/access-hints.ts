@@ -1,4 +1,5 @@
-import { errors, takesBasic, type AccessLevel, type Authorization, type Principal } from '@restgate/shared';
+import { errors, type Principal } from '@restgate/shared';
+import { takesBasic, type AccessLevel, type Authorization } from '@restgate/shared/http';
 
 /**
  * The routes that take HTTP Basic (sign-in, a password change) are where clients most often mix

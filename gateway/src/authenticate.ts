@@ -1,6 +1,7 @@
 import { createHash, createSecretKey, timingSafeEqual } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { AppError, errors, isAppError, type Principal, type RevocationList } from '@restgate/shared';
+import { AppError, errors, isAppError, type Principal } from '@restgate/shared';
+import type { RevocationList } from '@restgate/shared/limits';
 
 export interface AuthenticatorOptions {
   masterKey: string;

@@ -1,4 +1,5 @@
-import { errors, hasSecondFactor, type AccessLevel, type Principal } from '@restgate/shared';
+import { errors, hasSecondFactor, type Principal } from '@restgate/shared';
+import type { AccessLevel } from '@restgate/shared/http';
 
 /**
  * MFA_REQUIRED_ROLES: a user token whose role is listed passes an admin-level route only when its

@@ -1,16 +1,15 @@
 import type { ServerResponse } from 'node:http';
+import type { AppError, Principal } from '@restgate/shared';
+import { routeKey } from '@restgate/shared/http';
 import {
   countLocally,
-  type AppError,
   parseQuota,
   rateLimited,
   rateLimitHeaders,
-  routeKey,
   type LimitDecision,
   type Limiter,
-  type Principal,
   type RateLimits,
-} from '@restgate/shared';
+} from '@restgate/shared/limits';
 import type { GatewayConfig } from './config';
 
 /** Per-address ceilings on top of the one on all routes; each is a `RATE_LIMIT_<NAME>` key. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { listen, type RunningServer } from '@restgate/shared';
+import { listen, type RunningServer } from '@restgate/shared/http';
 import { capturingLogger } from '@restgate/shared/testing';
 import { startGateway, type TestGateway } from './support/gateway';
 import { startUpstream, type TestUpstream } from './support/upstream';

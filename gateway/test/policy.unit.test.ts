@@ -1,5 +1,5 @@
-import { routeKey } from '@restgate/shared';
-import { defineSpec } from '@restgate/shared';
+import { routeKey } from '@restgate/shared/http';
+import { defineSpec } from '@restgate/shared/http';
 import { createPolicyLookup, effectivePolicy, policyRowsFrom, unknownOverrides, type PolicyRow } from '../src/policy';
 import { POLICY_ROWS, ROUTED_SERVICES } from './support/routes';
 

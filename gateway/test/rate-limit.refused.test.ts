@@ -1,4 +1,4 @@
-import { listen, type RunningServer } from '@restgate/shared';
+import { listen, type RunningServer } from '@restgate/shared/http';
 import { aKeyPrefix, startLimitedGateway, type LimitedGateway } from './support/limited-gateway';
 import { aUserToken, tamperedToken, TEST_MASTER_KEY, unsignedToken } from './support/tokens';
 import { startUpstream, type TestUpstream } from './support/upstream';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { verifyClientAddress } from '@restgate/shared';
+import { verifyClientAddress } from '@restgate/shared/http';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 import { aKeyPrefix, seriesValue, startLimitedGateway, type LimitedGateway } from './support/limited-gateway';
 import { aUserToken, TEST_MASTER_KEY } from './support/tokens';

@@ -1,18 +1,10 @@
 import Joi from 'joi';
 import request from 'supertest';
-import {
-  applyAccessLevel,
-  buildOpenApiPart,
-  createHttpApp,
-  createLogger,
-  defineRoute,
-  listingQuerySchema,
-  openApiPath,
-  type OpenApiDocument,
-  type OpenApiOperation,
-  type RouteDef,
-} from '@restgate/shared';
-import type { OpenApiParameter } from '../src/openapi';
+import { createLogger } from '@restgate/shared';
+import { createHttpApp, defineRoute, type RouteDef } from '@restgate/shared/http';
+import { applyAccessLevel, buildOpenApiPart, openApiPath, type OpenApiDocument, type OpenApiOperation } from '@restgate/shared/openapi';
+import { listingQuerySchema } from '@restgate/shared/data';
+import type { OpenApiParameter } from '../src/openapi/types';
 import { findOperation, responseMatches, TEST_PRINCIPAL_SECRET, validateOpenApiDocument } from '@restgate/shared/testing';
 
 const noop = async () => ({ status: 200 });

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, errors } from '../src/errors';
-import { answerError } from '../src/problem';
+import { answerError } from '../src/http/problem';
 import { capturingLogger } from '../src/testing/log-capture';
 
 /** A response that takes what the handler writes and throws it away. */

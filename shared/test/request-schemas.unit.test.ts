@@ -1,8 +1,10 @@
 import type { Schema } from 'joi';
-import { Joi, httpPageSchema, httpUrlSchema, listingQuerySchema } from '@restgate/shared';
-import { HTTP_PAGE_PATTERN, HTTP_URL_PATTERN } from '../src/http-url';
-import { joiToJsonSchema } from '../src/openapi';
-import { validateInput } from '../src/routes';
+import { Joi } from '@restgate/shared';
+import { httpPageSchema, httpUrlSchema } from '@restgate/shared/http';
+import { listingQuerySchema } from '@restgate/shared/data';
+import { HTTP_PAGE_PATTERN, HTTP_URL_PATTERN } from '../src/http/http-url';
+import { joiToJsonSchema } from '../src/openapi/joi-schema';
+import { validateInput } from '../src/http/routes';
 
 const request = (schema: Schema) => joiToJsonSchema(schema, undefined, { request: true });
 const matches = (pattern: unknown, value: string) => new RegExp(pattern as string).test(value);

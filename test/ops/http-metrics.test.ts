@@ -1,7 +1,8 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import request from 'supertest';
-import { createHttpApp, createLogger, createMetrics, defineRoute, errors, type Metrics, type MetricsAccess } from '@restgate/shared';
+import { createLogger, createMetrics, errors, type Metrics } from '@restgate/shared';
+import { createHttpApp, defineRoute, type MetricsAccess } from '@restgate/shared/http';
 import { capturingLogger, TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 
 const silent = createLogger({ name: 'ops-test', level: 'silent' });

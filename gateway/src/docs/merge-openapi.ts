@@ -1,3 +1,4 @@
+import type { AccessLevel, HttpMethod, RouteSpec } from '@restgate/shared/http';
 import {
   addErrorResponses,
   API_VERSION,
@@ -6,13 +7,10 @@ import {
   buildOperation,
   OPENAPI_VERSION,
   openApiPath,
-  type AccessLevel,
-  type HttpMethod,
   type OpenApiComponents,
   type OpenApiDocument,
   type OpenApiOperation,
-  type RouteSpec,
-} from '@restgate/shared';
+} from '@restgate/shared/openapi';
 import { API_DESCRIPTION } from './api-description';
 
 /** What the docs need of a policy-table row (the gateway's `PolicyRow` fits). */

@@ -4,7 +4,7 @@
  * for its policy table. Data only: this file and what it imports neither connect nor start
  * anything, and need nothing but joi and @restgate/shared at run time.
  */
-import { defineSpec, type HttpMethod, type ServiceApi } from '@restgate/shared';
+import { defineSpec, type HttpMethod, type ServiceApi } from '@restgate/shared/http';
 import { passwordResetSchemas, passwordResetViewSchema, resetAcceptedSchema } from './http/password-reset.schemas';
 import { emailVerificationSchemas, emailVerificationViewSchema } from './http/email-verification.schemas';
 import { providerTokenBody, providerTokenQuery } from './http/social.schemas';

@@ -1,4 +1,7 @@
-import { applyPolicy, createMetrics, createMongo, createRedis, retryUntil, type Logger, type Metrics, type MongoHandle, type RedisHandle } from '@restgate/shared';
+import { createMetrics, type Logger, type Metrics } from '@restgate/shared';
+import { applyPolicy } from '@restgate/shared/http';
+import { createRedis, type RedisHandle } from '@restgate/shared/limits';
+import { createMongo, retryUntil, type MongoHandle } from '@restgate/shared/data';
 import type { AmqpOptions } from '@restgate/shared/amqp';
 import type { Express } from 'express';
 import { wireAbuseProtection, type AbuseProtection } from './abuse.wiring';

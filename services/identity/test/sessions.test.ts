@@ -1,4 +1,5 @@
-import { createLogger, createRedis, revocationKey, type Principal, type RedisHandle } from '@restgate/shared';
+import { createLogger, type Principal } from '@restgate/shared';
+import { createRedis, revocationKey, type RedisHandle } from '@restgate/shared/limits';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import { ObjectId } from 'mongodb';
 import { MongoSessionRepository } from '../src/data/session.repository';

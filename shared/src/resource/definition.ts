@@ -1,4 +1,4 @@
-import type { AccessLevel } from '../routes';
+import type { AccessLevel } from '../http/routes';
 
 /** The value types a resource field can have; each maps to a joi rule, a stored type and a view. */
 export type FieldType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'date' | 'email' | 'url' | 'enum';

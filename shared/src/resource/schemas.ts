@@ -1,8 +1,8 @@
 import type { ObjectSchema, Schema } from 'joi';
 import { Joi } from '../joi';
-import { httpUrlSchema } from '../http-url';
-import { listingQuerySchema, type ListingQuery, type ListingSpec } from '../listing';
-import { FILTER_LIMITS, type FilterSpec, type FilterType } from '../listing-filters';
+import { httpUrlSchema } from '../http/http-url';
+import { listingQuerySchema, type ListingQuery, type ListingSpec } from '../data/listing';
+import { FILTER_LIMITS, type FilterSpec, type FilterType } from '../data/listing-filters';
 import { apiFields, modelField, SYSTEM_FIELDS, type FieldDef, type AnyResourceDefinition } from './definition';
 
 /** Bounds used when a field gives none. */

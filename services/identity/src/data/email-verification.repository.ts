@@ -1,4 +1,4 @@
-import { parseObjectId } from '@restgate/shared';
+import { parseObjectId } from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { EmailVerificationRecord, EmailVerificationRepository } from '../domain/email-verification';
 import type { EmailVerificationMail } from '../domain/email-verification-mail';

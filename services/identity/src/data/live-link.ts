@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@restgate/shared';
+import { isDuplicateKeyError } from '@restgate/shared/data';
 import type { Collection, Filter, ObjectId, OptionalUnlessRequiredId } from 'mongodb';
 
 /** What a mailed-link document (a reset, a verification) needs for `replaceLiveLink`. */

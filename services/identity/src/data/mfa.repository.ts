@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, parseObjectId } from '@restgate/shared';
+import { isDuplicateKeyError, parseObjectId } from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { MfaChallengeRecord, MfaFactorRecord, MfaRepository } from '../domain/mfa-ports';
 

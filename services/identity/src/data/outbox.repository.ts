@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@restgate/shared';
+import { isDuplicateKeyError } from '@restgate/shared/data';
 import type { MessageEnvelope } from '@restgate/shared/amqp';
 import { ObjectId, type Collection, type Db, type Filter } from 'mongodb';
 import { PASSWORD_RESETS_COLLECTION, type PasswordResetDocument } from './password-reset.repository';

@@ -1,4 +1,4 @@
-import { parseObjectId } from '@restgate/shared';
+import { parseObjectId } from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { PasswordResetRecord, PasswordResetRepository } from '../domain/password-reset';
 import type { PasswordResetMail } from '../domain/password-reset-mail';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { rateLimited, type Quota, type RateLimits } from '@restgate/shared';
+import { rateLimited, type Quota, type RateLimits } from '@restgate/shared/limits';
 import { backoffSeconds, type BackoffReservation, type BackoffSettings, type SignInBackoff } from '../domain/sign-in-backoff';
 
 /** The e-mail never goes into Redis as it is: its hash keys the counters. */

@@ -1,4 +1,5 @@
-import { entityTag, type Principal } from '@restgate/shared';
+import type { Principal } from '@restgate/shared';
+import { entityTag } from '@restgate/shared/http';
 import { identityErrors } from '../errors';
 import { resolveUserId } from './access';
 import type { IdentityDeps } from './identity-deps';

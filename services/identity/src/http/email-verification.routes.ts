@@ -1,4 +1,5 @@
-import { bindRoutes, isAppError, type RouteDef, type RouteResult } from '@restgate/shared';
+import { isAppError } from '@restgate/shared';
+import { bindRoutes, type RouteDef, type RouteResult } from '@restgate/shared/http';
 import type { emailVerificationApi } from '../api';
 import type { EmailVerificationDeps } from '../domain/email-verification';
 import { requestEmailVerification } from '../domain/request-email-verification';

@@ -1,4 +1,4 @@
-import { bindRoutes, type RouteDef, type RouteInput } from '@restgate/shared';
+import { bindRoutes, type RouteDef, type RouteInput } from '@restgate/shared/http';
 import type { mfaApi } from '../api';
 import type { IdentityDeps } from '../domain/identity-deps';
 import { adminDisableMfa, completeMfaSignIn, confirmTotpEnrolment, disableOwnMfa, regenerateRecoveryCodes, startTotpEnrolment } from '../domain/mfa';

@@ -1,4 +1,4 @@
-import { bindRoutes, type RouteDef } from '@restgate/shared';
+import { bindRoutes, type RouteDef } from '@restgate/shared/http';
 import type { passwordResetApi } from '../api';
 import { completePasswordReset } from '../domain/complete-password-reset';
 import { getPasswordReset } from '../domain/get-password-reset';

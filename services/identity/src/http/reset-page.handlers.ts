@@ -1,4 +1,5 @@
-import { isAppError, validateInput, type RouteResult } from '@restgate/shared';
+import { isAppError } from '@restgate/shared';
+import { validateInput, type RouteResult } from '@restgate/shared/http';
 import type Joi from 'joi';
 import { completePasswordReset } from '../domain/complete-password-reset';
 import { getPasswordReset } from '../domain/get-password-reset';

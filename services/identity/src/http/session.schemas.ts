@@ -1,4 +1,5 @@
-import { Joi, LISTING_LIMITS } from '@restgate/shared';
+import { Joi } from '@restgate/shared';
+import { LISTING_LIMITS } from '@restgate/shared/data';
 import { fullUserSchema } from './user.schemas';
 
 /** `POST /auth/refresh`'s body: the refresh token a sign-in or the last refresh gave. */

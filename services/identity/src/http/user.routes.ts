@@ -1,4 +1,5 @@
-import { bindRoutes, ifMatchOf, listingResult, type RouteDef, type RouteInput } from '@restgate/shared';
+import { bindRoutes, ifMatchOf, type RouteDef, type RouteInput } from '@restgate/shared/http';
+import { listingResult } from '@restgate/shared/data';
 import type { userApi } from '../api';
 import { changePassword } from '../domain/change-password';
 import { createUser } from '../domain/create-user';

@@ -1,5 +1,5 @@
 import type { ObjectSchema } from 'joi';
-import { Joi } from './joi';
+import { Joi } from '../joi';
 import { CURSOR_PATTERN } from './listing-cursor';
 import { filterKeys, takeFilters, unknownParamMessage, type FilterSpec, type ParsedFilter } from './listing-filters';
 

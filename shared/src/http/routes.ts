@@ -3,10 +3,10 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type Joi from 'joi';
 import type { Logger } from 'pino';
 import { requestIdOf, requestLog } from './access-log';
-import { errors, type FieldError } from './errors';
+import { errors, type FieldError } from '../errors';
 import { CLIENT_ADDRESS_HEADER, verifyClientAddress } from './client-address';
 import { noneMatchHits } from './conditional';
-import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from './principal';
+import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from '../principal';
 
 /**
  * Who may call a route.

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { requestContext } from './access-log';
-import { AppError, errors, isAppError } from './errors';
+import { AppError, errors, isAppError } from '../errors';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 

@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
-import { markStopping } from './health';
+import { markStopping } from '../health';
 
 export interface RunningServer {
   server: Server;
