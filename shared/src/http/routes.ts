@@ -96,11 +96,28 @@ export type RouteSpec<B = any, Q = any, P = any> = Omit<RouteDef<B, Q, P>, 'hand
 /** A service's routes, by operation name. `src/api.ts` exports one as `api`. */
 export type ServiceApi = Readonly<Record<string, RouteSpec>>;
 
-/** Keeps a spec's input types (from its schemas) for the handler that `bindRoutes` attaches. */
+/**
+ * Keeps a spec's input types (from its schemas) for the handler that `bindRoutes` attaches, and
+ * freezes the spec: a route is declared once, and the service, the gateway and the docs all read
+ * that one declaration, so nothing may change it in place (ROUTE_POLICY overrides make copies).
+ */
 export function defineSpec<B = Record<string, unknown>, Q = Record<string, unknown>, P = Record<string, string>>(
   spec: RouteSpec<B, Q, P>,
-): RouteSpec<B, Q, P> {
-  return spec;
+): Readonly<RouteSpec<B, Q, P>> {
+  return deepFreeze(spec);
+}
+
+/**
+ * Freezes plain objects and arrays all the way down. Other objects, joi schemas above all, stay as
+ * they are: joi keeps caches inside its schemas, and a schema is immutable through its own API.
+ */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return value;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+  return value;
 }
 
 /** One handler per operation of `A`, typed by that operation's schemas. */
