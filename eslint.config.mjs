@@ -24,11 +24,25 @@ export default tseslint.config(
   {
     // What clients send is measured in characters (code points), as the API docs count: request
     // schemas take their joi from @restgate/shared, whose string lengths count code points.
-    files: ['services/*/src/http/**/*.ts', 'services/*/src/api.ts', 'shared/src/listing.ts', 'shared/src/http-url.ts', 'shared/src/resource/**/*.ts'],
+    files: [
+      'services/*/src/http/**/*.ts',
+      'services/*/src/api.ts',
+      'shared/src/data/listing.ts',
+      'shared/src/http/http-url.ts',
+      'shared/src/resource/**/*.ts',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { paths: [{ name: 'joi', message: "Use { Joi } from '@restgate/shared' (lengths in code points); types may come from 'joi'.", allowTypeImports: true }] },
+        {
+          paths: [
+            {
+              name: 'joi',
+              message: "Use { Joi } from '@restgate/shared' (lengths in code points); types may come from 'joi'.",
+              allowTypeImports: true,
+            },
+          ],
+        },
       ],
     },
   },

@@ -8,9 +8,19 @@ const moduleNameMapper = {
   '^@restgate/shared/amqp$': '<rootDir>/shared/src/amqp/index.ts',
   '^@restgate/shared/testing$': '<rootDir>/shared/src/testing/index.ts',
   '^@restgate/shared/resource$': '<rootDir>/shared/src/resource/index.ts',
+  '^@restgate/shared/http$': '<rootDir>/shared/src/http/index.ts',
+  '^@restgate/shared/openapi$': '<rootDir>/shared/src/openapi/index.ts',
+  '^@restgate/shared/limits$': '<rootDir>/shared/src/limits/index.ts',
+  '^@restgate/shared/data$': '<rootDir>/shared/src/data/index.ts',
 };
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.check.json', isolatedModules: true, diagnostics: false }] };
-const common = { rootDir: __dirname, testEnvironment: 'node', moduleNameMapper, transform, moduleFileExtensions: ['ts', 'js', 'cjs', 'json'] };
+const common = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  moduleNameMapper,
+  transform,
+  moduleFileExtensions: ['ts', 'js', 'cjs', 'json'],
+};
 const ignored = ['/node_modules/', '/dist/'];
 
 module.exports = {

@@ -56,18 +56,19 @@ function get(port, agent, urlPath, token) {
 async function main() {
   const requests = option('requests', 3000, 1_000_000);
   const entries = option('entries', 10_000, 10_000_000);
-  for (const file of ['gateway/dist/app.js', 'shared/dist/index.js']) {
+  for (const file of ['gateway/dist/app.js', 'shared/dist/index.js', 'shared/dist/limits/index.js']) {
     if (!fs.existsSync(path.join(ROOT, file))) throw new Error(`${file} is missing: run \`npx tsc -b\` first`);
   }
   const { createApp } = require(path.join(ROOT, 'gateway/dist/app.js'));
   const { gatewayConfigSchemaFor } = require(path.join(ROOT, 'gateway/dist/config.js'));
   const shared = require(path.join(ROOT, 'shared/dist/index.js'));
+  const limits = require(path.join(ROOT, 'shared/dist/limits/index.js'));
   const { ensureRedis } = require(path.join(ROOT, 'scripts/lib/backing.cjs'));
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-revocation-bench-'));
   const redisServer = await ensureRedis({ dataDir, log });
   const logger = shared.createLogger({ name: 'bench', level: 'warn' });
-  const redis = shared.createRedis(redisServer.url, logger);
+  const redis = limits.createRedis(redisServer.url, logger);
   const servers = [];
   try {
     await redis.whenReady(5_000);
@@ -77,9 +78,9 @@ async function main() {
     // Ended sessions of other users: the list the "on" gateway holds.
     for (let i = 0; i < entries; i += 1000) {
       const batch = Array.from({ length: Math.min(1000, entries - i) }, () => ({ session: randomBytes(12).toString('hex') }));
-      await shared.recordRevocations(redis.client, prefix, batch, 900);
+      await limits.recordRevocations(redis.client, prefix, batch, 900);
     }
-    const revocations = shared.createRevocationList({ redis: redis.client, prefix, logger });
+    const revocations = limits.createRevocationList({ redis: redis.client, prefix, logger });
     if (!(await revocations.whenLoaded(10_000))) throw new Error('the revocation list did not load');
 
     const upstream = http.createServer((_req, res) => {
@@ -133,7 +134,7 @@ async function main() {
 
     // The alternative: one Redis round trip per request (what a lookup per request would add, at least).
     const roundTrips = [];
-    const key = shared.revocationKey(prefix);
+    const key = limits.revocationKey(prefix);
     for (let i = 0; i < warmUp + requests; i++) {
       const started = process.hrtime.bigint();
       await redis.client.zscore(key, `s:${userId}`);

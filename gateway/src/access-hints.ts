@@ -1,4 +1,5 @@
-import { errors, problem, sharedErrorCatalogue as E, takesBasic, type AccessLevel, type Authorization, type CatalogueEntry, type Principal } from '@restgate/shared';
+import { errors, problem, sharedErrorCatalogue as E, type CatalogueEntry, type Principal } from '@restgate/shared';
+import { takesBasic, type AccessLevel, type Authorization } from '@restgate/shared/http';
 
 /**
  * The routes that take HTTP Basic (sign-in, a password change) are where clients most often mix
@@ -10,7 +11,12 @@ import { errors, problem, sharedErrorCatalogue as E, takesBasic, type AccessLeve
 /** For the levels that take a credential besides Basic: what that credential is, what its absence is called, and who has it. */
 const PARTNERS: Partial<Record<AccessLevel, { kind: Principal['kind']; name: string; missing: CatalogueEntry; where: string }>> = {
   'master+basic': { kind: 'master', name: 'the master key', missing: E.master_key_missing, where: "the user's e-mail and password" },
-  'user+basic': { kind: 'user', name: "the user's token (from POST /auth)", missing: E.user_token_missing, where: 'their e-mail and password' },
+  'user+basic': {
+    kind: 'user',
+    name: "the user's token (from POST /auth)",
+    missing: E.user_token_missing,
+    where: 'their e-mail and password',
+  },
 };
 
 export function assertCredentialKinds(level: AccessLevel, principal: Principal, authorization: Authorization | undefined): void {
@@ -22,7 +28,10 @@ export function assertCredentialKinds(level: AccessLevel, principal: Principal, 
         detail: `${capitalized(partner.name)} is missing: send it as access_token in the query string or the body (the Authorization header already carries the HTTP Basic e-mail and password).`,
       });
     }
-    throw errors.unauthorized(`This route needs ${partner.name} as access_token (query string or body) and ${partner.where} as HTTP Basic.`, false);
+    throw errors.unauthorized(
+      `This route needs ${partner.name} as access_token (query string or body) and ${partner.where} as HTTP Basic.`,
+      false,
+    );
   }
   if (takesBasic(level) && !hasBasic && (!partner || principal.kind === partner.kind)) {
     throw problem(E.basic_required, {

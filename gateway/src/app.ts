@@ -2,10 +2,8 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import fastifyCors from '@fastify/cors';
 import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import proxyaddr from 'proxy-addr';
+import { AppError, createMetrics, errors, type Logger, type Metrics, type ReadinessCheck } from '@restgate/shared';
 import {
-  AppError,
-  createMetrics,
-  createRateLimits,
   errorExplainer,
   hasBody,
   httpObserver,
@@ -14,20 +12,14 @@ import {
   labelRoute,
   mayReadMetrics,
   PROBLEM_CONTENT_TYPE,
-  rateLimited,
   readiness,
   requestIdOf,
   requestTracker,
   securityHeaderEntries,
   toProblem,
   urlRedactor,
-  errors,
-  type Logger,
-  type Metrics,
-  type RedisHandle,
-  type RevocationList,
-  type ReadinessCheck,
-} from '@restgate/shared';
+} from '@restgate/shared/http';
+import { createRateLimits, rateLimited, type RedisHandle, type RevocationList } from '@restgate/shared/limits';
 import { createAuthenticator, isBadCredential, masterKeyCheck } from './authenticate';
 import type { GatewayConfig } from './config';
 import { corsFor, explainPreflight } from './cors';

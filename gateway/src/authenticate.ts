@@ -1,6 +1,7 @@
 import { createHash, createSecretKey, timingSafeEqual } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { AppError, errors, isAppError, sharedErrorCatalogue, type Principal, type RevocationList } from '@restgate/shared';
+import { AppError, errors, isAppError, sharedErrorCatalogue, type Principal } from '@restgate/shared';
+import type { RevocationList } from '@restgate/shared/limits';
 
 export interface AuthenticatorOptions {
   masterKey: string;
@@ -84,7 +85,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       typeof sid !== 'string' ||
       sid.length === 0 ||
       (cep !== undefined && (typeof cep !== 'number' || !Number.isFinite(cep))) ||
-      (amr !== undefined && !(Array.isArray(amr) && amr.length <= 8 && amr.every((method) => typeof method === 'string' && method.length <= 32)))
+      (amr !== undefined &&
+        !(Array.isArray(amr) && amr.length <= 8 && amr.every((method) => typeof method === 'string' && method.length <= 32)))
     ) {
       throw errors.unauthorized('The access token is not valid.', true);
     }

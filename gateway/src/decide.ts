@@ -1,14 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { ANONYMOUS, type Principal } from '@restgate/shared';
 import {
-  ANONYMOUS,
   assertAccess,
   parseAuthorization,
   singleCredential,
   takesBasic,
   type Authorization,
   type PresentedToken,
-  type Principal,
-} from '@restgate/shared';
+} from '@restgate/shared/http';
 import { assertCredentialKinds } from './access-hints';
 import type { Authenticator } from './authenticate';
 import { takeAccessTokens } from './credentials';

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { PRINCIPAL_HEADER, REQUEST_ID_HEADER } from '@restgate/shared';
+import { PRINCIPAL_HEADER } from '@restgate/shared';
+import { REQUEST_ID_HEADER } from '@restgate/shared/http';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1), plus `expect`: the gateway has already read the body. */
 const HOP_BY_HOP = new Set([

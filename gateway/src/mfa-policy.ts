@@ -1,4 +1,5 @@
-import { errors, hasSecondFactor, type AccessLevel, type Principal } from '@restgate/shared';
+import { errors, hasSecondFactor, type Principal } from '@restgate/shared';
+import type { AccessLevel } from '@restgate/shared/http';
 
 /**
  * MFA_REQUIRED_ROLES: a user token whose role is listed passes an admin-level route only when its
@@ -9,7 +10,9 @@ import { errors, hasSecondFactor, type AccessLevel, type Principal } from '@rest
 export function assertMfaPolicy(requiredRoles: readonly string[], level: AccessLevel, principal: Principal): void {
   if (level !== 'admin' || principal.kind !== 'user') return;
   if (!requiredRoles.includes(principal.role) || hasSecondFactor(principal)) return;
-  throw errors.mfaRequired(`A ${principal.role} token needs a second factor here: sign in again with a one-time code (POST /auth, then POST /auth/mfa).`);
+  throw errors.mfaRequired(
+    `A ${principal.role} token needs a second factor here: sign in again with a one-time code (POST /auth, then POST /auth/mfa).`,
+  );
 }
 
 /** "admin, user" → ['admin', 'user']. */

@@ -1,5 +1,15 @@
 import { match } from 'path-to-regexp';
-import { applyPolicy, errors, type AppError, parsePolicyOverrides, routeKey, urlRedactor, type AccessLevel, type HttpMethod, type RouteSpec, type ServiceApi } from '@restgate/shared';
+import { errors, type AppError } from '@restgate/shared';
+import {
+  applyPolicy,
+  parsePolicyOverrides,
+  routeKey,
+  urlRedactor,
+  type AccessLevel,
+  type HttpMethod,
+  type RouteSpec,
+  type ServiceApi,
+} from '@restgate/shared/http';
 
 /** One row of the gateway's policy table: which principal a method + path needs, and where it goes. */
 export interface PolicyRow {

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { Pool, errors as undiciErrors } from 'undici';
-import { errors, requestLog, type ReadinessCheck } from '@restgate/shared';
+import { errors, type ReadinessCheck } from '@restgate/shared';
+import { requestLog } from '@restgate/shared/http';
 import type { GatewayConfig } from './config';
 import type { RoutedService } from './registry';
 import type { UpstreamRequest } from './rewrite';

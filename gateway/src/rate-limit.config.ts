@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { QUOTA_PATTERN } from '@restgate/shared';
+import { QUOTA_PATTERN } from '@restgate/shared/limits';
 
 const quota = (fallback: string, what: string) =>
   Joi.string().pattern(QUOTA_PATTERN, 'points/seconds').default(fallback).description(`${what}, per client address, as points/seconds.`);
@@ -25,7 +25,10 @@ export const rateLimitConfigKeys = {
     '30/60',
     'Bad credentials (a wrong master key; an invalid, expired, forged or ended token), answered 429 instead of 401 past it; valid credentials never count here nor are refused by it',
   ),
-  RATE_LIMIT_CREDENTIALS: quota('20/60', 'Password and second-factor checks (POST /auth, POST /auth/mfa, PUT /users/:id/password, DELETE /users/me/mfa)'),
+  RATE_LIMIT_CREDENTIALS: quota(
+    '20/60',
+    'Password and second-factor checks (POST /auth, POST /auth/mfa, PUT /users/:id/password, DELETE /users/me/mfa)',
+  ),
   RATE_LIMIT_SIGN_UP: quota('10/60', 'Sign-ups (POST /users)'),
   RATE_LIMIT_REFRESH: quota('30/60', 'Token refreshes (POST /auth/refresh)'),
   RATE_LIMIT_SOCIAL: quota('20/60', 'Social sign-ins (POST /auth/<provider>)'),

@@ -1,16 +1,15 @@
 import type { ServerResponse } from 'node:http';
+import type { AppError, Principal } from '@restgate/shared';
+import { routeKey } from '@restgate/shared/http';
 import {
   countLocally,
-  type AppError,
   parseQuota,
   rateLimited,
   rateLimitHeaders,
-  routeKey,
   type LimitDecision,
   type Limiter,
-  type Principal,
   type RateLimits,
-} from '@restgate/shared';
+} from '@restgate/shared/limits';
 import type { GatewayConfig } from './config';
 
 /** Per-address ceilings on top of the one on all routes; each is a `RATE_LIMIT_<NAME>` key. */
@@ -89,7 +88,12 @@ export interface GatewayLimits {
 export function createGatewayLimits(limits: RateLimits, config: GatewayConfig): GatewayLimits {
   const make = (name: keyof typeof QUOTA_KEYS, factor: number, suffix: string): Limiter => {
     const quota = parseQuota(String(config[QUOTA_KEYS[name]]));
-    const limiter = limits.limiter({ name: `${name}${suffix}`, points: quota.points * factor, seconds: quota.seconds, onStoreError: 'memory' });
+    const limiter = limits.limiter({
+      name: `${name}${suffix}`,
+      points: quota.points * factor,
+      seconds: quota.seconds,
+      onStoreError: 'memory',
+    });
     // Every request passes the ceiling on all routes, and almost none come near it: counted here,
     // shared every ALL_ROUTES_SYNC_MS, and in Redis on every request in its last tenth.
     // The others guard credentials and mail: exact across replicas, a Redis count each.
@@ -118,17 +122,24 @@ export function createGatewayLimits(limits: RateLimits, config: GatewayConfig): 
       if (!own && !recount) return setRateLimitHeaders(res, [arrival.decision]);
       // Both counts at once: with the client's auto-pipelining they travel in one write and come
       // back in one read, one round trip to Redis instead of two.
-      return Promise.all([recount ? set.get('all')!.consume(arrival.address) : arrival.decision, ...(own ? [set.get(own)!.consume(arrival.address)] : [])]).then(
-        (decisions) => {
-          const refused = decisions.find((d) => !d.allowed);
-          if (refused) throw rateLimited(refused, decisions);
-          setRateLimitHeaders(res, decisions);
-        },
-      );
+      return Promise.all([
+        recount ? set.get('all')!.consume(arrival.address) : arrival.decision,
+        ...(own ? [set.get(own)!.consume(arrival.address)] : []),
+      ]).then((decisions) => {
+        const refused = decisions.find((d) => !d.allowed);
+        if (refused) throw rateLimited(refused, decisions);
+        setRateLimitHeaders(res, decisions);
+      });
     },
     async badCredential(address) {
       const decision = await bad.consume(address);
-      return decision.allowed ? undefined : rateLimited(decision, [decision], `Too many requests with a bad credential from this address. Try again in ${decision.resetSeconds} s.`);
+      return decision.allowed
+        ? undefined
+        : rateLimited(
+            decision,
+            [decision],
+            `Too many requests with a bad credential from this address. Try again in ${decision.resetSeconds} s.`,
+          );
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
-import { errors, hasBody } from '@restgate/shared';
+import { errors } from '@restgate/shared';
+import { hasBody } from '@restgate/shared/http';
 import typeis from 'type-is';
 import { ACCESS_TOKEN, countTopLevelKeys, takeAccessTokens, takeJsonAccessToken } from './credentials';
 

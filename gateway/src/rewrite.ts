@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { CLIENT_ADDRESS_HEADER, signClientAddress, signPrincipal } from '@restgate/shared';
+import { signPrincipal } from '@restgate/shared';
+import { CLIENT_ADDRESS_HEADER, signClientAddress } from '@restgate/shared/http';
 import type { Admission } from './decide';
 import { rewriteForwardHeaders } from './forward-headers';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ACCESS_LEVELS, type ServiceApi } from '@restgate/shared';
+import { ACCESS_LEVELS, type ServiceApi } from '@restgate/shared/http';
 import { ROOT_DIR, type RoutedService } from './registry';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];

@@ -1,4 +1,5 @@
-import { createRedis, createRevocationList, runService } from '@restgate/shared';
+import { runService } from '@restgate/shared';
+import { createRedis, createRevocationList } from '@restgate/shared/limits';
 import { createApp } from './app';
 import { gatewayConfigSchema } from './config';
 import { policyRowsFrom } from './policy';
@@ -17,7 +18,7 @@ void runService({
     const agents = createAgents(config, upstreams);
     const redis = createRedis(config.REDIS_URL, logger);
     await redis.whenReady(5_000);
-    // Ended sessions, kept in memory and fresh through Redis pub/sub (see shared/src/revocations.ts).
+    // Ended sessions, kept in memory and fresh through Redis pub/sub (see shared/src/limits/revocations.ts).
     const revocations = createRevocationList({ redis: redis.client, prefix: config.REDIS_KEY_PREFIX, logger });
     await revocations.whenLoaded(5_000);
     return {

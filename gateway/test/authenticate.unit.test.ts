@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import type { RevocationList } from '@restgate/shared';
+import type { RevocationList } from '@restgate/shared/limits';
 import { createAuthenticator } from '../src/authenticate';
 import { aUserToken, anObjectId, TEST_AUDIENCE, TEST_ISSUER, TEST_JWT_SECRET, TEST_MASTER_KEY } from './support/tokens';
 

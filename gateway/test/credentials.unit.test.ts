@@ -1,4 +1,4 @@
-import { parseAuthorization, singleCredential } from '@restgate/shared';
+import { parseAuthorization, singleCredential } from '@restgate/shared/http';
 import { takeAccessTokens, takeJsonAccessToken } from '../src/credentials';
 
 describe('takeAccessTokens', () => {

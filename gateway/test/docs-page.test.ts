@@ -2,16 +2,9 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Joi from 'joi';
-import {
-  createHttpApp,
-  createLogger,
-  createMetrics,
-  defineRoute,
-  listen,
-  listingQuerySchema,
-  type RouteDef,
-  type RunningServer,
-} from '@restgate/shared';
+import { createLogger, createMetrics } from '@restgate/shared';
+import { createHttpApp, defineRoute, listen, type RouteDef, type RunningServer } from '@restgate/shared/http';
+import { listingQuerySchema } from '@restgate/shared/data';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 import { asListener, gatewayFastify } from '../src/app';
 import { mountDocs, type DocsPolicyRow } from '../src/docs';

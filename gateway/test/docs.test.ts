@@ -1,19 +1,10 @@
 import express from 'express';
 import Joi from 'joi';
 import request from 'supertest';
-import {
-  buildOpenApiPart,
-  createHttpApp,
-  createLogger,
-  createMetrics,
-  defineRoute,
-  listen,
-  listingQuerySchema,
-  type OpenApiDocument,
-  type OpenApiOperation,
-  type RouteDef,
-  type RunningServer,
-} from '@restgate/shared';
+import { createLogger, createMetrics } from '@restgate/shared';
+import { createHttpApp, defineRoute, listen, type RouteDef, type RunningServer } from '@restgate/shared/http';
+import { buildOpenApiPart, type OpenApiDocument, type OpenApiOperation } from '@restgate/shared/openapi';
+import { listingQuerySchema } from '@restgate/shared/data';
 import { TEST_PRINCIPAL_SECRET, validateOpenApiDocument } from '@restgate/shared/testing';
 import { asListener, gatewayFastify } from '../src/app';
 import { mountDocs, mergeOpenApi, type DocsPolicyRow, type DocsRouterOptions } from '../src/docs';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import request from 'supertest';
-import { listen } from '@restgate/shared';
+import { listen } from '@restgate/shared/http';
 import { startGateway } from './support/gateway';
 import { startUpstream, type TestUpstream } from './support/upstream';
 

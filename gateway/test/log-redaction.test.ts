@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { listen, type RunningServer } from '@restgate/shared';
+import { listen, type RunningServer } from '@restgate/shared/http';
 import { capturingLogger } from '@restgate/shared/testing';
 import { startGateway, type TestGateway } from './support/gateway';
 import { startUpstream, type TestUpstream } from './support/upstream';
@@ -133,7 +133,12 @@ describe('the access log', () => {
   });
 
   test('when paths carry no token, then the log shows them as they came', async () => {
-    const paths = ['/articles/0123456789abcdef01234567', '/articles?q=password&page=2', '/users/me', '/no-such-route/a-long-lowercase-slug-of-forty-two-chars-x'];
+    const paths = [
+      '/articles/0123456789abcdef01234567',
+      '/articles?q=password&page=2',
+      '/users/me',
+      '/no-such-route/a-long-lowercase-slug-of-forty-two-chars-x',
+    ];
     for (const path of paths) await send('GET', path);
     await new Promise((resolve) => setTimeout(resolve, 50));
 

@@ -1,4 +1,4 @@
-import { baseComponents, type OpenApiDocument } from '@restgate/shared';
+import { baseComponents, type OpenApiDocument } from '@restgate/shared/openapi';
 import { validateOpenApiDocument } from '@restgate/shared/testing';
 import { mergeOpenApi, type DocsPolicyRow } from '../src/docs';
 

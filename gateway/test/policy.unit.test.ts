@@ -1,5 +1,5 @@
-import { routeKey } from '@restgate/shared';
-import { defineSpec } from '@restgate/shared';
+import { routeKey } from '@restgate/shared/http';
+import { defineSpec } from '@restgate/shared/http';
 import { createPolicyLookup, effectivePolicy, policyRowsFrom, unknownOverrides, type PolicyRow } from '../src/policy';
 import { POLICY_ROWS, ROUTED_SERVICES } from './support/routes';
 
@@ -89,14 +89,17 @@ describe('createPolicyLookup', () => {
     expect(createPolicyMatcher(rows)('GET', '/things/other').level).toBe('public');
   });
 
-  test('a literal path is a path of its own for every method: a method only the parameter has is a 405 naming the literal path\'s methods', () => {
+  test("a literal path is a path of its own for every method: a method only the parameter has is a 405 naming the literal path's methods", () => {
     const rows: PolicyRow[] = [
       { method: 'get', path: '/things/mine', level: 'user', upstream: 'articles' },
       { method: 'get', path: '/things/:id', level: 'public', upstream: 'articles' },
       { method: 'delete', path: '/things/:id', level: 'admin', upstream: 'articles' },
     ];
 
-    expect(thrown(() => createPolicyMatcher(rows)('DELETE', '/things/mine'))).toMatchObject({ status: 405, headers: { Allow: 'GET, HEAD' } });
+    expect(thrown(() => createPolicyMatcher(rows)('DELETE', '/things/mine'))).toMatchObject({
+      status: 405,
+      headers: { Allow: 'GET, HEAD' },
+    });
     expect(createPolicyMatcher(rows)('DELETE', '/things/other').level).toBe('admin');
   });
 

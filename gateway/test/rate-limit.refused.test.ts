@@ -1,4 +1,4 @@
-import { listen, type RunningServer } from '@restgate/shared';
+import { listen, type RunningServer } from '@restgate/shared/http';
 import { aKeyPrefix, startLimitedGateway, type LimitedGateway } from './support/limited-gateway';
 import { aUserToken, tamperedToken, TEST_MASTER_KEY, unsignedToken } from './support/tokens';
 import { startUpstream, type TestUpstream } from './support/upstream';
@@ -27,7 +27,12 @@ afterAll(async () => {
 
 /** A limited gateway listening on loopback (a flood through supertest would open a server per request). */
 async function aGateway(env: Record<string, string> = {}): Promise<string> {
-  const gateway = await startLimitedGateway({ IDENTITY_URL: identity.url, ARTICLES_URL: articles.url, REDIS_KEY_PREFIX: aKeyPrefix(), ...env });
+  const gateway = await startLimitedGateway({
+    IDENTITY_URL: identity.url,
+    ARTICLES_URL: articles.url,
+    REDIS_KEY_PREFIX: aKeyPrefix(),
+    ...env,
+  });
   const server = await listen(gateway.app, 0, '127.0.0.1');
   running.push({ gateway, server });
   return server.url;
@@ -69,7 +74,11 @@ describe('bad credentials', () => {
 
     const answers = await flood(700, (i) => [
       `${url}/password-resets`,
-      { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `email=a%40b.c&access_token=${TEST_MASTER_KEY}-wrong-${i}` },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `email=a%40b.c&access_token=${TEST_MASTER_KEY}-wrong-${i}`,
+      },
     ]);
 
     expect(countOf(answers, 401)).toBeLessThanOrEqual(30);
@@ -81,7 +90,13 @@ describe('bad credentials', () => {
   test('when one address sends 700 bad tokens (forged, unsigned, expired, garbage), then after a few dozen 401s every answer is a 429', async () => {
     const url = await aGateway();
     const token = aUserToken();
-    const bad = [tamperedToken(token), unsignedToken(token), aUserToken({ expiresIn: -60 }), aUserToken({ secret: 'another-secret-0123456789abcdef-0123' }), 'garbage'];
+    const bad = [
+      tamperedToken(token),
+      unsignedToken(token),
+      aUserToken({ expiresIn: -60 }),
+      aUserToken({ secret: 'another-secret-0123456789abcdef-0123' }),
+      'garbage',
+    ];
 
     const answers = await flood(700, (i) => [`${url}/articles`, { headers: { authorization: `Bearer ${bad[i % bad.length]!}` } }]);
 
@@ -94,9 +109,17 @@ describe('bad credentials', () => {
     const url = await aGateway({ RATE_LIMIT_BAD_CREDENTIALS: '3/60' });
     const user = aUserToken();
 
-    const valid = await flood(40, (i) => [`${url}/articles`, { headers: { authorization: `Bearer ${i % 2 ? user : TEST_MASTER_KEY}` } }], 5);
+    const valid = await flood(
+      40,
+      (i) => [`${url}/articles`, { headers: { authorization: `Bearer ${i % 2 ? user : TEST_MASTER_KEY}` } }],
+      5,
+    );
     const bad = await flood(4, () => [`${url}/articles`, { headers: { authorization: `Bearer ${tamperedToken(user)}` } }], 1);
-    const afterwards = await flood(10, (i) => [`${url}/articles`, { headers: { authorization: `Bearer ${i % 2 ? user : TEST_MASTER_KEY}` } }], 2);
+    const afterwards = await flood(
+      10,
+      (i) => [`${url}/articles`, { headers: { authorization: `Bearer ${i % 2 ? user : TEST_MASTER_KEY}` } }],
+      2,
+    );
 
     expect(valid.map((a) => a.status)).toEqual(new Array(40).fill(200));
     expect(bad.map((a) => a.status)).toEqual([401, 401, 401, 429]);
@@ -152,13 +175,19 @@ describe('the ceiling on all routes', () => {
     // The master key's ceiling is 2 × 3 = 6: two in the body, one in the query, three in a header.
     expect(inQuery.map((a) => a.status)).toEqual([200]);
     expect(inHeader.map((a) => a.status)).toEqual([200, 200, 200]);
-    expect((await flood(1, () => [`${url}/articles`, { headers: { authorization: `Bearer ${TEST_MASTER_KEY}` } }], 1))[0]).toMatchObject({ status: 429 });
+    expect((await flood(1, () => [`${url}/articles`, { headers: { authorization: `Bearer ${TEST_MASTER_KEY}` } }], 1))[0]).toMatchObject({
+      status: 429,
+    });
   });
 
   test('when one address floods paths no route serves (404, 405) and the docs, then they count too, while /health is never limited', async () => {
     const url = await aGateway({ RATE_LIMIT_ALL: '6/60' });
 
-    const answers = await flood(9, (i) => [[`${url}/no-such-route/${i}`, `${url}/articles`, `${url}/docs`][i % 3]!, i % 3 === 1 ? { method: 'DELETE' } : undefined], 1);
+    const answers = await flood(
+      9,
+      (i) => [[`${url}/no-such-route/${i}`, `${url}/articles`, `${url}/docs`][i % 3]!, i % 3 === 1 ? { method: 'DELETE' } : undefined],
+      1,
+    );
     const health = await flood(3, () => [`${url}/health`], 1);
 
     expect(answers.map((a) => a.status)).toEqual([404, 405, 200, 404, 405, 200, 429, 429, 429]);

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { verifyClientAddress } from '@restgate/shared';
+import { verifyClientAddress } from '@restgate/shared/http';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 import { aKeyPrefix, seriesValue, startLimitedGateway, type LimitedGateway } from './support/limited-gateway';
 import { aUserToken, TEST_MASTER_KEY } from './support/tokens';
@@ -72,7 +72,8 @@ describe('per-address ceilings', () => {
     const anonymous = [];
     for (let i = 0; i < 3; i += 1) anonymous.push((await request(gateway.app).get('/articles')).status);
     const master = [];
-    for (let i = 0; i < 7; i += 1) master.push((await request(gateway.app).get('/articles').query({ access_token: TEST_MASTER_KEY })).status);
+    for (let i = 0; i < 7; i += 1)
+      master.push((await request(gateway.app).get('/articles').query({ access_token: TEST_MASTER_KEY })).status);
 
     expect(anonymous).toEqual([200, 200, 429]);
     expect(master).toEqual([200, 200, 200, 200, 200, 200, 429]);
@@ -99,7 +100,8 @@ describe('per-address ceilings', () => {
     const gateway = await aGateway({ REDIS_KEY_PREFIX: aKeyPrefix(), RATE_LIMIT_ALL: '100/60' });
 
     const remaining = [];
-    for (let i = 0; i < 5; i += 1) remaining.push(/r=(\d+)/.exec((await request(gateway.app).get('/articles')).headers['ratelimit'] ?? '')?.[1]);
+    for (let i = 0; i < 5; i += 1)
+      remaining.push(/r=(\d+)/.exec((await request(gateway.app).get('/articles')).headers['ratelimit'] ?? '')?.[1]);
 
     expect(remaining).toEqual(['99', '98', '97', '96', '95']);
   });
@@ -116,7 +118,9 @@ describe('client address', () => {
     expect([first.status, again.status, other.status]).toEqual([200, 429, 200]);
     const received = identity.last();
     expect(received.headers['x-forwarded-for']).toBe('203.0.113.8');
-    expect(verifyClientAddress(received.headers['x-restgate-client'], TEST_PRINCIPAL_SECRET, 'PUT', '/users/me/password')).toBe('203.0.113.8');
+    expect(verifyClientAddress(received.headers['x-restgate-client'], TEST_PRINCIPAL_SECRET, 'PUT', '/users/me/password')).toBe(
+      '203.0.113.8',
+    );
   });
 
   test('when no proxy is trusted, then X-Forwarded-For is ignored and a client-sent address header is replaced', async () => {
@@ -127,6 +131,8 @@ describe('client address', () => {
 
     expect([first.status, second.status]).toEqual([200, 429]);
     const received = identity.received.at(-1)!;
-    expect(verifyClientAddress(received.headers['x-restgate-client'], TEST_PRINCIPAL_SECRET, 'PUT', '/users/me/password')).toMatch(/127\.0\.0\.1$/);
+    expect(verifyClientAddress(received.headers['x-restgate-client'], TEST_PRINCIPAL_SECRET, 'PUT', '/users/me/password')).toMatch(
+      /127\.0\.0\.1$/,
+    );
   });
 });

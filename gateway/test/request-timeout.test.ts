@@ -1,6 +1,7 @@
 import net from 'node:net';
 import express from 'express';
-import { createLogger, createHttpApp, listen, type RunningServer } from '@restgate/shared';
+import { createLogger } from '@restgate/shared';
+import { createHttpApp, listen, type RunningServer } from '@restgate/shared/http';
 
 /** Every process listens through the shared `listen`: a slow request is cut with a 408. */
 describe('REQUEST_TIMEOUT_MS', () => {

@@ -1,11 +1,5 @@
-import {
-  CLIENT_ADDRESS_HEADER,
-  PRINCIPAL_HEADER,
-  REQUEST_ID_HEADER,
-  verifyClientAddress,
-  verifyPrincipal,
-  type Principal,
-} from '@restgate/shared';
+import { PRINCIPAL_HEADER, verifyPrincipal, type Principal } from '@restgate/shared';
+import { CLIENT_ADDRESS_HEADER, REQUEST_ID_HEADER, verifyClientAddress } from '@restgate/shared/http';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 import type { Admission } from '../src/decide';
 import { rewriteForUpstream } from '../src/rewrite';

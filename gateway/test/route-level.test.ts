@@ -17,14 +17,24 @@ import { loadServiceApis } from '../src/service-apis';
 import { articlesApi } from '../../services/articles/src/api';
 import { call, startArticles, type TestService } from '../../services/articles/test/support/harness';
 
+// The one place: the articles service's api module, loaded by the service and by the gateway
+// alike, with the spec of GET /articles (public by default) asking for an admin. Specs are frozen,
+// so the change is a copy of the module's specs, not an edit of them.
+jest.mock('../../services/articles/src/api', () => {
+  const actual = jest.requireActual<typeof import('../../services/articles/src/api')>('../../services/articles/src/api');
+  const changed = { ...actual.articlesApi, listArticles: { ...actual.articlesApi.listArticles, level: 'admin' as const } };
+  return { ...actual, articlesApi: changed, api: changed };
+});
+
 let articles: TestService;
 let server: http.Server;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  // The one place: the spec of GET /articles (public by default) now asks for an admin.
-  expect(articlesApi.listArticles.level).toBe('public');
-  articlesApi.listArticles.level = 'admin';
+  const declared = jest.requireActual<typeof import('../../services/articles/src/api')>('../../services/articles/src/api');
+  expect(declared.articlesApi.listArticles.level).toBe('public');
+  expect(Object.isFrozen(declared.articlesApi.listArticles)).toBe(true);
+  expect(articlesApi.listArticles.level).toBe('admin');
 
   articles = await startArticles();
   server = http.createServer(articles.app);

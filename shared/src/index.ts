@@ -1,10 +1,14 @@
 /**
- * `@restgate/shared`: the HTTP service kit every restgate process is built with — config, logger,
- * errors and problem+json, the principal the gateway signs, route tables and their policy, the
- * HTTP app with health, readiness and metrics, the service bootstrap, MongoDB and listing helpers,
- * and the OpenAPI parts built from route tables; `runService` runs the production checks. Messaging
- * is `@restgate/shared/amqp`; test helpers, and the parts of the kit only tests look into, are
- * `@restgate/shared/testing`.
+ * `@restgate/shared`: what every restgate process is built with — config, logger, errors, the
+ * principal the gateway signs, metrics, and the service bootstrap (`runService`, which also runs
+ * the production checks). The rest is by concern:
+ * - `@restgate/shared/http`: route specs and tables, their policy, the HTTP app (problem+json,
+ *   request ids, access log, health, metrics), credentials and conditional requests;
+ * - `@restgate/shared/openapi`: the OpenAPI parts built from route tables, and their merging parts;
+ * - `@restgate/shared/limits`: rate limits, session revocations, and the Redis client they share;
+ * - `@restgate/shared/data`: MongoDB and listings (paging, cursors, filters);
+ * - `@restgate/shared/amqp`: messaging; `@restgate/shared/resource`: the generic resource code;
+ * - `@restgate/shared/testing`: test helpers, and the parts of the kit only tests look into.
  */
 export { AppError, errors, isAppError } from './errors';
 // The error catalogue: codes as data (status, title, default detail), the factory that answers
@@ -25,67 +29,7 @@ export {
 export { baseConfigSchema, loadConfig, ConfigError, type BaseConfig } from './config';
 export { createLogger, REDACTED_PATHS, type Logger } from './logger';
 export { ANONYMOUS, PRINCIPAL_HEADER, hasSecondFactor, signPrincipal, verifyPrincipal, type Principal } from './principal';
-export {
-  ACCESS_LEVELS,
-  applyPolicy,
-  assertAccess,
-  takesBasic,
-  bindRoutes,
-  defineRoute,
-  defineSpec,
-  parsePolicyOverrides,
-  routeKey,
-  validateInput,
-  type AccessLevel,
-  type HttpMethod,
-  type RouteDef,
-  type RouteInput,
-  type RouteResult,
-  type RouteSpec,
-  type ServiceApi,
-} from './routes';
-export { errorExplainer, PROBLEM_CONTENT_TYPE, sendProblem, toProblem } from './problem';
-export { REQUEST_ID_HEADER } from './request-id';
-export { requestIdOf, requestLog, requestTracker } from './access-log';
-export { isStopping, readiness, type ReadinessCheck } from './health';
-export { createHttpApp, assertSupportedBody, hasBody, isOperationsRequest, OPERATIONS_PATHS, securityHeaderEntries, urlRedactor, type SecretRoute } from './http-app';
-export { listen, type RunningServer } from './server';
-export { createMongo, isDuplicateKeyError, parseObjectId, retryUntil, type MongoHandle } from './mongo';
+export { type ReadinessCheck } from './health';
+export { createMetrics, type Metrics } from './metrics';
 export { runService } from './service';
-export { httpPageSchema, httpUrlSchema } from './http-url';
 export { Joi } from './joi';
-export { listingQuerySchema, listingResult, LISTING_LIMITS, type ListingPage, type ListingQuery, type ListingSpec } from './listing';
-export { type FilterSpec } from './listing-filters';
-export { createListingCursors, type ListingCursors } from './listing-cursor';
-export { findPage } from './listing-page';
-export { assertIfMatch, entityTag, ifMatchOf } from './conditional';
-export {
-  addErrorResponses,
-  API_VERSION,
-  applyAccessLevel,
-  baseComponents,
-  buildOpenApiPart,
-  buildOperation,
-  OPENAPI_VERSION,
-  openApiPath,
-  type OpenApiComponents,
-  type OpenApiDocument,
-  type OpenApiOperation,
-} from './openapi';
-export { createMetrics, httpObserver, labelRoute, mayReadMetrics, type Metrics, type MetricsAccess } from './metrics';
-export { parseAuthorization, singleCredential, type Authorization, type PresentedToken } from './credentials';
-export { createRedis, type RedisHandle } from './redis';
-export { createRevocationList, recordRevocations, revocationKey, type RevocationList } from './revocations';
-export {
-  countLocally,
-  createRateLimits,
-  parseQuota,
-  rateLimited,
-  rateLimitHeaders,
-  QUOTA_PATTERN,
-  type LimitDecision,
-  type Limiter,
-  type Quota,
-  type RateLimits,
-} from './rate-limit';
-export { CLIENT_ADDRESS_HEADER, signClientAddress, verifyClientAddress } from './client-address';

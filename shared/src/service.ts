@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type BaseConfig } from './config';
 import { createLogger, type Logger } from './logger';
 import { createMetrics, type Metrics } from './metrics';
 import { findUnsafeSettings } from './production-checks';
-import { listen, stopOnSignals, type RunningServer } from './server';
+import { listen, stopOnSignals, type RunningServer } from './http/server';
 
 export interface ServiceParts {
   app: RequestListener;

@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { accessLog } from '../src/access-log';
+import { accessLog } from '../src/http/access-log';
 import { capturingLogger } from '../src/testing/log-capture';
 
 /** An app whose one route answers `status` (with `Retry-After` when asked), behind the access log. */

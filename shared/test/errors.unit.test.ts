@@ -1,6 +1,6 @@
 import { errorCatalogue, errors, isErrorCatalogue, problem, sharedErrorCatalogue, type ErrorEntry } from '../src/errors';
-import { toProblem } from '../src/problem';
-import { rateLimited } from '../src/rate-limit';
+import { toProblem } from '../src/http/problem';
+import { rateLimited } from '../src/limits/rate-limit';
 
 const catalogue = errorCatalogue({
   thing_missing: { status: 404, title: 'Not found', detail: 'No such thing.' },

@@ -1,6 +1,6 @@
 import { ObjectId } from 'mongodb';
 import type { AppError } from '../src/errors';
-import { afterCondition, createListingCursors, CURSOR_PATTERN, type CursorContext } from '../src/listing-cursor';
+import { afterCondition, createListingCursors, CURSOR_PATTERN, type CursorContext } from '../src/data/listing-cursor';
 
 const context: CursorContext = {
   sort: [

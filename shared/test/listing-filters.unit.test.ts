@@ -1,8 +1,8 @@
 import type { AppError } from '../src/errors';
 import { Joi } from '../src/joi';
-import { listingQuerySchema, type ListingQuery, type ListingSpec } from '../src/listing';
-import { filterQuery, type FilterSpec } from '../src/listing-filters';
-import { validateInput } from '../src/routes';
+import { listingQuerySchema, type ListingQuery, type ListingSpec } from '../src/data/listing';
+import { filterQuery, type FilterSpec } from '../src/data/listing-filters';
+import { validateInput } from '../src/http/routes';
 
 const filters: FilterSpec[] = [
   { name: 'title', type: 'string', value: Joi.string().trim().min(1).max(20) },

@@ -8,8 +8,8 @@ import {
   searchFilter,
   type ListingQuery,
   type ListingSpec,
-} from '../src/listing';
-import { validateInput } from '../src/routes';
+} from '../src/data/listing';
+import { validateInput } from '../src/http/routes';
 
 const spec: ListingSpec = {
   searchable: ['title', 'content'],

@@ -1,18 +1,10 @@
 import Joi from 'joi';
 import request from 'supertest';
-import {
-  applyAccessLevel,
-  buildOpenApiPart,
-  createHttpApp,
-  createLogger,
-  defineRoute,
-  listingQuerySchema,
-  openApiPath,
-  type OpenApiDocument,
-  type OpenApiOperation,
-  type RouteDef,
-} from '@restgate/shared';
-import type { OpenApiParameter } from '../src/openapi';
+import { createLogger } from '@restgate/shared';
+import { createHttpApp, defineRoute, type RouteDef } from '@restgate/shared/http';
+import { applyAccessLevel, buildOpenApiPart, openApiPath, type OpenApiDocument, type OpenApiOperation } from '@restgate/shared/openapi';
+import { listingQuerySchema } from '@restgate/shared/data';
+import type { OpenApiParameter } from '../src/openapi/types';
 import { findOperation, responseMatches, TEST_PRINCIPAL_SECRET, validateOpenApiDocument } from '@restgate/shared/testing';
 
 const noop = async () => ({ status: 200 });
@@ -94,8 +86,10 @@ const queryParam = (name: string) => op('/things', 'get').parameters?.find((p) =
 describe('buildOpenApiPart', () => {
   test('when a body needs at least one of its fields, then the body itself is required; when every field may be left out, it is not', () => {
     const body = (schema: Joi.ObjectSchema) =>
-      buildOpenApiPart([defineRoute({ method: 'put', path: '/t', level: 'public', summary: 'S.', schemas: { body: schema }, handler: noop })], { title: 't' })
-        .paths['/t']?.put?.requestBody;
+      buildOpenApiPart(
+        [defineRoute({ method: 'put', path: '/t', level: 'public', summary: 'S.', schemas: { body: schema }, handler: noop })],
+        { title: 't' },
+      ).paths['/t']?.put?.requestBody;
 
     expect(body(Joi.object({ a: Joi.string(), b: Joi.string() }).or('a', 'b'))?.required).toBe(true);
     expect(body(Joi.object({ a: Joi.string(), b: Joi.string() }))?.required).toBe(false);
@@ -415,7 +409,16 @@ describe('GET /openapi.json on a service', () => {
 
 describe('the listing parameters sort and fields', () => {
   const doc = buildOpenApiPart(
-    [defineRoute({ method: 'get', path: '/things', level: 'public', summary: 'Things', schemas: { query: listing }, handler: async () => ({ status: 200 }) })],
+    [
+      defineRoute({
+        method: 'get',
+        path: '/things',
+        level: 'public',
+        summary: 'Things',
+        schemas: { query: listing },
+        handler: async () => ({ status: 200 }),
+      }),
+    ],
     { title: 'things' },
   );
   const patternOf = (name: string) => {
@@ -424,7 +427,11 @@ describe('the listing parameters sort and fields', () => {
   };
 
   test.each([
-    ['sort', ['title', '-createdAt', 'title,-createdAt', ' title , createdAt ', ',title', 'title,,'], ['', ',', '- title', 'bogus', 'title,bogus', '-', 'TITLE']],
+    [
+      'sort',
+      ['title', '-createdAt', 'title,-createdAt', ' title , createdAt ', ',title', 'title,,'],
+      ['', ',', '- title', 'bogus', 'title,bogus', '-', 'TITLE'],
+    ],
     ['fields', ['title', 'title,createdAt', 'createdAt,'], ['', '-title', 'id', 'title,bogus']],
   ])('when the API docs give a pattern for %s, then it accepts exactly what validation accepts', (name, accepted, refused) => {
     const pattern = patternOf(name);

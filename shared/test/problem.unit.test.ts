@@ -1,19 +1,31 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, errors } from '../src/errors';
 import { MongoNetworkError, MongoNetworkTimeoutError } from 'mongodb';
-import { answerError, normalizeError } from '../src/problem';
+import { answerError, normalizeError } from '../src/http/problem';
 import { capturingLogger } from '../src/testing/log-capture';
 
 /** A response that takes what the handler writes and throws it away. */
 function aResponse(): ServerResponse {
-  return { headersSent: false, setHeader: () => undefined, end: () => undefined, statusCode: 200, req: { method: 'GET' } } as unknown as ServerResponse;
+  return {
+    headersSent: false,
+    setHeader: () => undefined,
+    end: () => undefined,
+    statusCode: 200,
+    req: { method: 'GET' },
+  } as unknown as ServerResponse;
 }
 
 const request = { method: 'GET', url: '/x', headers: {} } as unknown as IncomingMessage;
 
 /** The 503 a full hash queue answers: expected under load. */
 const busy = () =>
-  new AppError({ code: 'busy', status: 503, title: 'Service unavailable', detail: 'Too many password checks in progress.', expected: true });
+  new AppError({
+    code: 'busy',
+    status: 503,
+    title: 'Service unavailable',
+    detail: 'Too many password checks in progress.',
+    expected: true,
+  });
 
 describe('answerError: what it logs', () => {
   test('when expected refusals (a full queue) come by the thousand, then one warning line without a stack, not one error per request', () => {
@@ -48,7 +60,10 @@ describe('normalizeError: the database out of reach', () => {
   }
 
   test('when the driver cannot reach the database, then 503, whichever of its network errors it throws', () => {
-    for (const err of [new MongoNetworkTimeoutError('timed out'), new PoolClearedOnNetworkError('interrupted due to server monitor timeout')]) {
+    for (const err of [
+      new MongoNetworkTimeoutError('timed out'),
+      new PoolClearedOnNetworkError('interrupted due to server monitor timeout'),
+    ]) {
       expect(normalizeError(err)).toMatchObject({ status: 503, code: 'service_unavailable' });
     }
   });

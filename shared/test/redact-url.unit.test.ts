@@ -1,4 +1,4 @@
-import { redactUrl, urlRedactor } from '../src/http-app';
+import { redactUrl, urlRedactor } from '../src/http/http-app';
 
 describe('redactUrl', () => {
   test('when access_token is in the query, then its value is redacted', () => {

@@ -1,8 +1,10 @@
 import type { Schema } from 'joi';
-import { Joi, httpPageSchema, httpUrlSchema, listingQuerySchema } from '@restgate/shared';
-import { HTTP_PAGE_PATTERN, HTTP_URL_PATTERN } from '../src/http-url';
-import { joiToJsonSchema } from '../src/openapi';
-import { validateInput } from '../src/routes';
+import { Joi } from '@restgate/shared';
+import { httpPageSchema, httpUrlSchema } from '@restgate/shared/http';
+import { listingQuerySchema } from '@restgate/shared/data';
+import { HTTP_PAGE_PATTERN, HTTP_URL_PATTERN } from '../src/http/http-url';
+import { joiToJsonSchema } from '../src/openapi/joi-schema';
+import { validateInput } from '../src/http/routes';
 
 const request = (schema: Schema) => joiToJsonSchema(schema, undefined, { request: true });
 const matches = (pattern: unknown, value: string) => new RegExp(pattern as string).test(value);
@@ -23,7 +25,8 @@ describe('joi → JSON Schema for requests', () => {
   });
 
   test('when a string is trimmed, then its bounds are a pattern on the value as sent', () => {
-    const title = (request(Joi.object({ title: Joi.string().trim().min(1).max(5) })).properties as Record<string, Record<string, unknown>>).title!;
+    const title = (request(Joi.object({ title: Joi.string().trim().min(1).max(5) })).properties as Record<string, Record<string, unknown>>)
+      .title!;
 
     expect(title.maxLength).toBeUndefined();
     expect(['a', '  abcde  ', 'a b'].map((v) => matches(title.pattern, v))).toEqual([true, true, true]);
@@ -55,9 +58,12 @@ describe('httpUrlSchema', () => {
     expect(httpUrlSchema(2048).validate(url).error).toBeUndefined();
   });
 
-  test.each(['http://', 'ftp://example.com', 'https://exa mple.com', 'https://example.com/é', 'javascript:alert(1)'])('refuses %s', (url) => {
-    expect(httpUrlSchema(2048).validate(url).error?.details[0]?.type).toBe('string.pattern.base');
-  });
+  test.each(['http://', 'ftp://example.com', 'https://exa mple.com', 'https://example.com/é', 'javascript:alert(1)'])(
+    'refuses %s',
+    (url) => {
+      expect(httpUrlSchema(2048).validate(url).error?.details[0]?.type).toBe('string.pattern.base');
+    },
+  );
 });
 
 describe('httpPageSchema', () => {
@@ -89,7 +95,11 @@ describe('Joi (request strings)', () => {
 
   test('when a string holds characters outside the BMP, then min, max and length count each as one, as JSON Schema does', () => {
     expect([rule({ name: '😀😀😀' }), rule({ name: '😀😀😀😀😀' }), rule({ pin: '😀😀' })]).toEqual(['ok', 'ok', 'ok']);
-    expect([rule({ name: '😀😀' }), rule({ name: '😀😀😀😀😀😀' }), rule({ pin: '😀' })]).toEqual(['string.min', 'string.max', 'string.length']);
+    expect([rule({ name: '😀😀' }), rule({ name: '😀😀😀😀😀😀' }), rule({ pin: '😀' })]).toEqual([
+      'string.min',
+      'string.max',
+      'string.length',
+    ]);
   });
 
   test('when a length has an encoding, then it still counts bytes', () => {
@@ -109,7 +119,10 @@ describe('validateInput', () => {
 
   test('when a named field holds NUL, then it is refused with string.nul naming the field', () => {
     expect(() => validateInput(schema, { tags: ['a', 'b\u0000'] }, 'body')).toThrow(
-      expect.objectContaining({ status: 400, extras: expect.objectContaining({ param: 'tags', errors: [expect.objectContaining({ rule: 'string.nul' })] }) }),
+      expect.objectContaining({
+        status: 400,
+        extras: expect.objectContaining({ param: 'tags', errors: [expect.objectContaining({ rule: 'string.nul' })] }),
+      }),
     );
   });
 

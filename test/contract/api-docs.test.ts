@@ -11,7 +11,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApiPath, type OpenApiDocument, type OpenApiOperation } from '@restgate/shared';
+import { openApiPath, type OpenApiDocument, type OpenApiOperation } from '@restgate/shared/openapi';
 import { findOperation, validateOpenApiDocument } from '@restgate/shared/testing';
 import { POLICY_ROWS as POLICY_TABLE } from '../../gateway/test/support/routes';
 import { aSignedInUser } from '../support/actors';

@@ -5,7 +5,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { OPERATIONS_PATHS, PRINCIPAL_HEADER } from '@restgate/shared';
+import { PRINCIPAL_HEADER } from '@restgate/shared';
+import { OPERATIONS_PATHS } from '@restgate/shared/http';
 import { createPolicyLookup } from '../../gateway/src/policy';
 import { POLICY_ROWS } from '../../gateway/test/support/routes';
 import { startGateway, type TestGateway } from '../../gateway/test/support/gateway';

@@ -2,7 +2,8 @@ import http from 'node:http';
 import net from 'node:net';
 import express from 'express';
 import request from 'supertest';
-import { createHttpApp, createLogger, listen, type RunningServer } from '@restgate/shared';
+import { createLogger } from '@restgate/shared';
+import { createHttpApp, listen, type RunningServer } from '@restgate/shared/http';
 import { markStopping } from '@restgate/shared/testing';
 
 const silent = createLogger({ name: 'ops-test', level: 'silent' });

@@ -1,7 +1,8 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import request from 'supertest';
-import { createHttpApp, createLogger, createMetrics, defineRoute, errors, type Metrics, type MetricsAccess } from '@restgate/shared';
+import { createLogger, createMetrics, errors, type Metrics } from '@restgate/shared';
+import { createHttpApp, defineRoute, type MetricsAccess } from '@restgate/shared/http';
 import { capturingLogger, TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 
 const silent = createLogger({ name: 'ops-test', level: 'silent' });
@@ -218,7 +219,11 @@ describe('X-Request-Id', () => {
     const handlerLine = lines().find((l) => l.msg === 'handler line');
     const completionLine = lines().find((l) => l.msg === 'request completed');
     expect(handlerLine).toMatchObject({ requestId: 'client-id-42' });
-    expect(completionLine).toMatchObject({ requestId: 'client-id-42', req: { id: 'client-id-42', url: '/logged' }, res: { statusCode: 204 } });
+    expect(completionLine).toMatchObject({
+      requestId: 'client-id-42',
+      req: { id: 'client-id-42', url: '/logged' },
+      res: { statusCode: 204 },
+    });
   });
 
   test('when the client sends a malformed id, then a fresh one is generated and used', async () => {
@@ -299,7 +304,11 @@ describe('the access log', () => {
     await request(app).get('/metrics').expect(200);
     await request(app).get('/nowhere').expect(404);
 
-    expect(lines().filter((l) => l.req !== undefined).map((l) => (l.req as { url: string }).url)).toEqual(['/nowhere']);
+    expect(
+      lines()
+        .filter((l) => l.req !== undefined)
+        .map((l) => (l.req as { url: string }).url),
+    ).toEqual(['/nowhere']);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ServiceApi } from '@restgate/shared';
+import type { ServiceApi } from '@restgate/shared/http';
 import * as errorsTable from '../../scripts/errors-table.cjs';
 import { readRegistry, routedServices } from '../../gateway/src/registry';
 

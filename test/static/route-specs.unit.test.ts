@@ -8,8 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readRegistry, ROOT_DIR, routedServices } from '../../gateway/src/registry';
 
-// @restgate/shared's entry points (e.g. /resource for the resource schemas) come with the gateway's install too.
-const ALLOWED_PACKAGES = ['joi', '@restgate/shared', '@restgate/shared/resource'];
+// @restgate/shared's entry points (/http for defineSpec, /data for listings, /resource for the resource
+// schemas) come with the gateway's install too.
+const ALLOWED_PACKAGES = ['joi', '@restgate/shared', '@restgate/shared/http', '@restgate/shared/data', '@restgate/shared/resource'];
 
 /** Run-time imports (type-only ones vanish in the build), followed through relative files. */
 function importsOf(entry: string): { files: string[]; packages: string[] } {

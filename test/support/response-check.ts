@@ -4,7 +4,8 @@
  * startTestStack fetches the document when the stack is up, records what the tests' clients
  * exchange with it (test/support/http.ts), and runs `checkExchanges` when the stack stops.
  */
-import { OPERATIONS_PATHS, type OpenApiDocument } from '@restgate/shared';
+import { OPERATIONS_PATHS } from '@restgate/shared/http';
+import type { OpenApiDocument } from '@restgate/shared/openapi';
 import { findOperation, responseMatches } from '@restgate/shared/testing';
 import type { Exchange } from './http';
 
@@ -74,6 +75,6 @@ export function checkExchanges(doc: OpenApiDocument, exchanges: readonly Exchang
     `${findings.size} kind(s) of response, among the ${checked} checked, do not match the gateway's GET /openapi.json:`,
     ...lines,
     "Fix the document's source — the route's `responses` in services/*/src/http/*.routes.ts, or the shared error " +
-      'responses in shared/src/openapi.ts — or the code, when it is the code that breaks the contract.',
+      'responses in shared/src/openapi/ — or the code, when it is the code that breaks the contract.',
   ].join('\n');
 }

@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { buildOpenApiPart, defineRoute } from '@restgate/shared';
+import { defineRoute } from '@restgate/shared/http';
+import { buildOpenApiPart } from '@restgate/shared/openapi';
 import type { Exchange } from './http';
 import { checkExchanges } from './response-check';
 

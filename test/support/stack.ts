@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import amqplib from 'amqplib';
 import { MongoClient, type Db } from 'mongodb';
-import type { OpenApiDocument } from '@restgate/shared';
+import type { OpenApiDocument } from '@restgate/shared/openapi';
 import { mailTopology } from '../../services/mailer/src/amqp/mail.topology';
 import { recordExchanges, stopRecording } from './http';
 import { checkExchanges } from './response-check';

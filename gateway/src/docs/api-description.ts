@@ -1,4 +1,4 @@
-import { LISTING_LIMITS } from '@restgate/shared';
+import { LISTING_LIMITS } from '@restgate/shared/data';
 
 /**
  * What the whole API promises, shown at the top of the docs page: the gateway's product

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { requestIdOf } from '@restgate/shared';
+import { requestIdOf } from '@restgate/shared/http';
 import { mountDocsPage } from './docs-page';
 import { createOpenApiSource, type OpenApiSourceOptions } from './openapi-source';
 

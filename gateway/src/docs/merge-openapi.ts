@@ -1,3 +1,4 @@
+import type { AccessLevel, HttpMethod, RouteSpec } from '@restgate/shared/http';
 import {
   addErrorResponses,
   API_VERSION,
@@ -6,13 +7,10 @@ import {
   buildOperation,
   OPENAPI_VERSION,
   openApiPath,
-  type AccessLevel,
-  type HttpMethod,
   type OpenApiComponents,
   type OpenApiDocument,
   type OpenApiOperation,
-  type RouteSpec,
-} from '@restgate/shared';
+} from '@restgate/shared/openapi';
 import { API_DESCRIPTION } from './api-description';
 
 /** What the docs need of a policy-table row (the gateway's `PolicyRow` fits). */
@@ -106,8 +104,8 @@ function placeholder(row: DocsPolicyRow, components: OpenApiComponents, missing:
     components,
   );
   const why = unanswered
-      ? `The ${row.upstream} service did not answer for its part of this document; try again shortly.`
-      : `The ${row.upstream ?? 'upstream'} service does not describe this route.`;
+    ? `The ${row.upstream} service did not answer for its part of this document; try again shortly.`
+    : `The ${row.upstream ?? 'upstream'} service does not describe this route.`;
   return { ...operation, description: `${operation.description ?? ''}\n\n${why}`, 'x-restgate-undocumented': true };
 }
 

@@ -1,4 +1,5 @@
-import { errors, type Logger, type OpenApiDocument } from '@restgate/shared';
+import { errors, type Logger } from '@restgate/shared';
+import type { OpenApiDocument } from '@restgate/shared/openapi';
 import { mergeOpenApi, type DocsPolicyRow } from './merge-openapi';
 
 export interface OpenApiSourceOptions {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createLogger, createMetrics, createRedis, loadConfig, type Metrics, type RedisHandle } from '@restgate/shared';
+import { createLogger, createMetrics, loadConfig, type Metrics } from '@restgate/shared';
+import { createRedis, type RedisHandle } from '@restgate/shared/limits';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 import { createApp, type GatewayApp } from '../../src/app';
 import { gatewayConfigSchema, type GatewayConfig } from '../../src/config';

@@ -3,7 +3,7 @@
  * change it), schemas and docs. http/article.routes.ts binds a handler to each; the gateway reads
  * the compiled `api` (dist/api.js) for its policy table. Data only: nothing here connects or starts.
  */
-import { defineSpec, type ServiceApi } from '@restgate/shared';
+import { defineSpec, type ServiceApi } from '@restgate/shared/http';
 import { routeLevel } from '@restgate/shared/resource';
 import {
   articleListingSchema,

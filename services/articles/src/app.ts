@@ -1,5 +1,7 @@
 import type { Express } from 'express';
-import { applyPolicy, createHttpApp, type Logger, type MongoHandle, type ReadinessCheck, type RouteDef } from '@restgate/shared';
+import type { Logger, ReadinessCheck } from '@restgate/shared';
+import { applyPolicy, createHttpApp, type RouteDef } from '@restgate/shared/http';
+import type { MongoHandle } from '@restgate/shared/data';
 import type { ArticlesConfig } from './config';
 import { createArticleRepository } from './data/article.repository';
 import type { ArticleRepository } from './domain/article.model';

@@ -1,4 +1,5 @@
-import { createMongo, retryUntil, runService } from '@restgate/shared';
+import { runService } from '@restgate/shared';
+import { createMongo, retryUntil } from '@restgate/shared/data';
 import { createArticles } from './app';
 import { configSchema, type ArticlesConfig } from './config';
 

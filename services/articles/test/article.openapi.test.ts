@@ -1,5 +1,5 @@
 import request from 'supertest';
-import type { OpenApiDocument } from '@restgate/shared';
+import type { OpenApiDocument } from '@restgate/shared/openapi';
 import { responseMatches, validateOpenApiDocument } from '@restgate/shared/testing';
 import { ACCESS, aCreator, aMarker, anArticle, callerFor, MARKER_FIELD } from './support/builders';
 import { call, startArticles, type TestService } from './support/harness';

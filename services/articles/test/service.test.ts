@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { createLogger, createMongo } from '@restgate/shared';
+import { createLogger } from '@restgate/shared';
+import { createMongo } from '@restgate/shared/data';
 import { TEST_PRINCIPAL_SECRET, uniqueDbName } from '@restgate/shared/testing';
 import { createArticles } from '../src/app';
 import { createArticleRepository } from '../src/data/article.repository';

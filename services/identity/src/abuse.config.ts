@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { QUOTA_PATTERN } from '@restgate/shared';
+import { QUOTA_PATTERN } from '@restgate/shared/limits';
 
 const quota = () => Joi.string().pattern(QUOTA_PATTERN, 'points/seconds');
 

@@ -1,4 +1,5 @@
-import { createRateLimits, parseQuota, type Logger, type Metrics, type RedisHandle } from '@restgate/shared';
+import type { Logger, Metrics } from '@restgate/shared';
+import { createRateLimits, parseQuota, type RedisHandle } from '@restgate/shared/limits';
 import type { AbuseConfig } from './abuse.config';
 import { createSignInBackoff } from './data/sign-in-backoff.store';
 import type { PasswordHasher } from './domain/password-hasher.port';

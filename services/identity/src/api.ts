@@ -4,7 +4,7 @@
  * for its policy table. Data only: this file and what it imports neither connect nor start
  * anything, and need nothing but joi and @restgate/shared at run time.
  */
-import { defineSpec, type HttpMethod, type RouteSpec, type ServiceApi } from '@restgate/shared';
+import { defineSpec, type HttpMethod, type RouteSpec, type ServiceApi } from '@restgate/shared/http';
 import type Joi from 'joi';
 import { emailVerificationSchemas, passwordResetSchemas } from './http/emailed-link.schemas';
 import { providerTokenBody, providerTokenQuery } from './http/social.schemas';
@@ -27,7 +27,10 @@ const validation = { errors: [E.validation_failed] };
 const unauthorized = { errors: [E.credential_missing, E.invalid_token] };
 const forbidden = { errors: [E.forbidden] };
 const notFound = { description: 'Also for a malformed id.', errors: [E.user_not_found] };
-const revocationsDown = { description: 'The revocation store is unavailable: nothing changed, try again.', errors: [E.service_unavailable] };
+const revocationsDown = {
+  description: 'The revocation store is unavailable: nothing changed, try again.',
+  errors: [E.service_unavailable],
+};
 const passwordBackoff = {
   description: 'Too many wrong passwords for this account from this address (the back-off), or for this account overall.',
   errors: [E.rate_limited],
@@ -42,7 +45,10 @@ export const authApi = {
     tags: ['auth'],
     summary: 'Sign in: HTTP Basic e-mail and password (and the master key) open a session: an access token, a refresh token and the user.',
     responses: {
-      201: { description: 'A new session: access token, refresh token, the access token\'s lifetime, and the user.', schema: sessionTokensSchema },
+      201: {
+        description: "A new session: access token, refresh token, the access token's lifetime, and the user.",
+        schema: sessionTokensSchema,
+      },
       401: {
         description:
           'One answer for an unknown e-mail and a wrong password. The right password of a user with multi-factor sign-in on is `mfa_required` (RFC 9470), with a member `mfaToken` (single use, 5 minutes) for POST /auth/mfa; no session exists yet.',
@@ -67,11 +73,20 @@ export const authApi = {
       'The refresh token is the credential (no access token needed). Each refresh token works once, with one exception for retries: presented again within `REFRESH_REUSE_GRACE_SECONDS` (default 10) after its use — two tabs refreshing at once, or a client whose answer was lost — it answers 201 with the same next refresh token as the first answer and a new access token, and the session goes on (a refresh racing the first one waits for its answer). After the grace, presenting a used refresh token ends its whole session (a theft signal), and the answer is 401.',
     schemas: { body: refreshBody },
     responses: {
-      201: { description: 'New tokens for the same session, and the user (for a retry within the grace: the first answer\'s refresh token).', schema: sessionTokensSchema },
+      201: {
+        description: "New tokens for the same session, and the user (for a retry within the grace: the first answer's refresh token).",
+        schema: sessionTokensSchema,
+      },
       400: validation,
-      401: { description: 'Also a refresh token used again after the grace (its session has now ended), or one whose user is gone.', errors: [E.invalid_refresh_token] },
+      401: {
+        description: 'Also a refresh token used again after the grace (its session has now ended), or one whose user is gone.',
+        errors: [E.invalid_refresh_token],
+      },
       429: { description: 'Too many refreshes from this address.', errors: [E.rate_limited] },
-      503: { description: 'The session could not be ended (a reused token) because the revocation store is unavailable.', errors: [E.service_unavailable] },
+      503: {
+        description: 'The session could not be ended (a reused token) because the revocation store is unavailable.',
+        errors: [E.service_unavailable],
+      },
     },
   }),
   logout: defineSpec({
@@ -79,7 +94,7 @@ export const authApi = {
     path: '/auth/session',
     level: 'user',
     tags: ['auth'],
-    summary: "Log out: the session of the access token sent ends; its access and refresh tokens stop working at once.",
+    summary: 'Log out: the session of the access token sent ends; its access and refresh tokens stop working at once.',
     responses: {
       204: { description: 'The session has ended.' },
       401: unauthorized,
@@ -165,7 +180,7 @@ export function userApi(options: IdentityApiOptions) {
       path,
       level: 'user+basic',
       tags: userTags,
-      summary: "Change your password: your token as `access_token`, and your current e-mail and password as HTTP Basic.",
+      summary: 'Change your password: your token as `access_token`, and your current e-mail and password as HTTP Basic.',
       description:
         "The token (query or body: the Authorization header carries HTTP Basic) names the account: `:id` must be `me` or its user's id. Every other session of the user ends, and so do the user's password-reset tokens; the session of the token sent stays. Every session opened with the old password is refused from then on, also one a sign-in was opening at that moment.",
       schemas: { body: schemas.passwordBody },
@@ -238,7 +253,7 @@ export function userApi(options: IdentityApiOptions) {
       path: '/users/me',
       level: 'admin',
       tags: userTags,
-      summary: 'Delete the calling admin\'s own account.',
+      summary: "Delete the calling admin's own account.",
       description: ifMatch,
       responses: { 204: { description: 'Deleted.' }, 401: unauthorized, 403: forbidden, 404: notFound, 412: preconditionFailed },
     }),
@@ -274,7 +289,7 @@ export function userApi(options: IdentityApiOptions) {
       path: '/users/:id/sessions',
       level: 'user',
       tags: userTags,
-      summary: "End every session of a user (`:id` may be `me`): their access tokens stop working at once. The user themself or an admin.",
+      summary: 'End every session of a user (`:id` may be `me`): their access tokens stop working at once. The user themself or an admin.',
       responses: {
         204: { description: 'Every session has ended.' },
         401: unauthorized,
@@ -428,12 +443,14 @@ export function emailVerificationApi(_options?: IdentityApiOptions) {
     },
     form: {
       summary: "The verification page's button: verifies the address and answers a page with the outcome.",
-      description: 'For browsers, which cannot send PUT from a form. The same effect as `PUT /email-verifications/{token}`; every answer is an HTML page.',
+      description:
+        'For browsers, which cannot send PUT from a form. The same effect as `PUT /email-verifications/{token}`; every answer is an HTML page.',
       body: schemas.formBody,
       ok: 'The address is verified: a page that says so.',
     },
     complete: {
-      summary: "Verify an address with its token: the user's `emailVerified` becomes true, and the token and the user's other verification links are used up.",
+      summary:
+        "Verify an address with its token: the user's `emailVerified` becomes true, and the token and the user's other verification links are used up.",
     },
   });
   return {
@@ -447,12 +464,18 @@ export function emailVerificationApi(_options?: IdentityApiOptions) {
 /** Multi-factor sign-in: `/users/me/mfa…` before `/users/:id/mfa`, so that "me" is never read as an id. */
 export function mfaApi(_options?: IdentityApiOptions) {
   const tags = ['multi-factor sign-in'];
-  const off = { description: 'Multi-factor sign-in is not configured (`MFA_ENCRYPTION_KEY` unset); or (users) no such user.', errors: [E.route_not_found, E.user_not_found] };
+  const off = {
+    description: 'Multi-factor sign-in is not configured (`MFA_ENCRYPTION_KEY` unset); or (users) no such user.',
+    errors: [E.route_not_found, E.user_not_found],
+  };
   const wrongCode = {
     description: 'A wrong code counts in the sign-in back-off like a wrong password.',
     errors: [E.credential_missing, E.invalid_token, E.invalid_mfa_code],
   };
-  const backoff = { description: 'Too many wrong passwords or codes for this account from this address (the sign-in back-off).', errors: [E.rate_limited] };
+  const backoff = {
+    description: 'Too many wrong passwords or codes for this account from this address (the sign-in back-off).',
+    errors: [E.rate_limited],
+  };
   return {
     completeMfaSignIn: defineSpec<{ mfaToken: string; code?: string; recoveryCode?: string }>({
       method: 'post',
@@ -460,7 +483,8 @@ export function mfaApi(_options?: IdentityApiOptions) {
       level: 'public',
       noStore: true,
       tags: ['auth', ...tags],
-      summary: 'Finish a sign-in of a user with MFA on: the `mfaToken` of the 401 `mfa_required` and a one-time code (or a recovery code) open the session.',
+      summary:
+        'Finish a sign-in of a user with MFA on: the `mfaToken` of the 401 `mfa_required` and a one-time code (or a recovery code) open the session.',
       description:
         'The `mfaToken` is the credential (no access token): single use (a right code uses it up; a wrong one does not), bound to its user, valid 5 minutes. A code is accepted within one 30 s step of clock drift and never twice. The access token\'s `amr` is `["pwd","otp"]` (`["pwd","mfa"]` after a recovery code; the provider\'s name instead of `pwd` after a social sign-in).',
       schemas: { body: mfaSignInBody },
@@ -496,7 +520,8 @@ export function mfaApi(_options?: IdentityApiOptions) {
       noStore: true,
       tags,
       summary: 'Turn multi-factor sign-in on with a code of the pending secret; answers the 10 recovery codes, once.',
-      description: 'From now on POST /auth (and social sign-in) answers 401 `mfa_required` with an `mfaToken` for POST /auth/mfa. Sessions already open go on.',
+      description:
+        'From now on POST /auth (and social sign-in) answers 401 `mfa_required` with an `mfaToken` for POST /auth/mfa. Sessions already open go on.',
       schemas: { body: codeBody },
       responses: {
         200: { description: 'MFA is on; the recovery codes, shown only now.', schema: recoveryCodesSchema },
@@ -514,7 +539,8 @@ export function mfaApi(_options?: IdentityApiOptions) {
       level: 'user',
       noStore: true,
       tags,
-      summary: 'Replace the recovery codes: 10 new ones, and the old ones stop working. Needs a session opened with a second factor, and a current code.',
+      summary:
+        'Replace the recovery codes: 10 new ones, and the old ones stop working. Needs a session opened with a second factor, and a current code.',
       schemas: { body: codeBody },
       responses: {
         201: { description: 'The new recovery codes, shown only now.', schema: recoveryCodesSchema },
@@ -535,7 +561,8 @@ export function mfaApi(_options?: IdentityApiOptions) {
       level: 'user+basic',
       noStore: true,
       tags,
-      summary: 'Turn multi-factor sign-in off: your token as `access_token`, your e-mail and password as HTTP Basic, and a code or a recovery code.',
+      summary:
+        'Turn multi-factor sign-in off: your token as `access_token`, your e-mail and password as HTTP Basic, and a code or a recovery code.',
       description: 'The recovery codes end with it. Sessions go on. A password reset never turns MFA off; this (or an admin) does.',
       schemas: { body: disableMfaBody },
       responses: {
@@ -554,7 +581,8 @@ export function mfaApi(_options?: IdentityApiOptions) {
       path: '/users/:id/mfa',
       level: 'admin',
       tags: [...tags, ...userTags],
-      summary: "Turn off a user's multi-factor sign-in (an admin, for a user who lost their authenticator and recovery codes); every session of the user ends.",
+      summary:
+        "Turn off a user's multi-factor sign-in (an admin, for a user who lost their authenticator and recovery codes); every session of the user ends.",
       responses: {
         204: { description: "MFA is off and the user's sessions have ended: they sign in with their password." },
         401: {
@@ -564,7 +592,10 @@ export function mfaApi(_options?: IdentityApiOptions) {
         403: { errors: [E.forbidden, E.not_admin] },
         404: notFound,
         409: { description: 'Nothing changed.', errors: [E.mfa_off] },
-        503: { description: 'The revocation store is unavailable: the sessions could not be ended; try again.', errors: [E.service_unavailable] },
+        503: {
+          description: 'The revocation store is unavailable: the sessions could not be ended; try again.',
+          errors: [E.service_unavailable],
+        },
       },
     }),
   };
@@ -572,7 +603,14 @@ export function mfaApi(_options?: IdentityApiOptions) {
 
 /** Every route of the service, in the order it mounts them. */
 export function identityApi(options: IdentityApiOptions) {
-  return { ...authApi, ...socialApi, ...userApi(options), ...mfaApi(options), ...passwordResetApi(options), ...emailVerificationApi(options) };
+  return {
+    ...authApi,
+    ...socialApi,
+    ...userApi(options),
+    ...mfaApi(options),
+    ...passwordResetApi(options),
+    ...emailVerificationApi(options),
+  };
 }
 
 /** What the gateway reads: every route with its default level. */

@@ -1,4 +1,5 @@
-import { createHttpApp, type Logger, type Metrics, type ReadinessCheck, type RouteDef } from '@restgate/shared';
+import type { Logger, Metrics, ReadinessCheck } from '@restgate/shared';
+import { createHttpApp, type RouteDef } from '@restgate/shared/http';
 import type { Express } from 'express';
 import type { IdentityConfig } from './config';
 

@@ -1,4 +1,7 @@
-import { applyPolicy, createMetrics, createMongo, createRedis, retryUntil, type Logger, type Metrics, type MongoHandle, type RedisHandle } from '@restgate/shared';
+import { createMetrics, type Logger, type Metrics } from '@restgate/shared';
+import { applyPolicy } from '@restgate/shared/http';
+import { createRedis, type RedisHandle } from '@restgate/shared/limits';
+import { createMongo, retryUntil, type MongoHandle } from '@restgate/shared/data';
 import { createAmqp, type AmqpClient, type AmqpOptions } from '@restgate/shared/amqp';
 import type { Express } from 'express';
 import { noAbuseLimits, wireAbuseProtection, type AbuseLimits } from './abuse.wiring';
@@ -71,7 +74,13 @@ export interface Identity {
  * clean-up, the route table with `ROUTE_POLICY` applied, the app.
  * Connects nothing and listens nowhere; `start.ts` and the tests call it the same way.
  */
-export function createIdentity({ config, logger, metrics = createMetrics(), amqpOptions, abuseProtection = true }: IdentityWiring): Identity {
+export function createIdentity({
+  config,
+  logger,
+  metrics = createMetrics(),
+  amqpOptions,
+  abuseProtection = true,
+}: IdentityWiring): Identity {
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
   const users = new MongoUserRepository(mongo.db, { cursorSecret: config.PRINCIPAL_SECRET, filters: USER_FILTERS });
   const hasher = createPasswordHasher({
@@ -104,8 +113,17 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
     logger,
   });
   const amqp = createAmqp({ name: 'identity', ...amqpOptions, url: config.AMQP_URL, logger });
-  const outbox = new OutboxRepository(mongo.db, links.repositories.map((r) => r.collection));
-  const relay = createOutboxRelay({ amqp, outbox, exchange: mailExchangeName(config.TOPOLOGY_PREFIX), logger, pollMs: config.OUTBOX_POLL_MS });
+  const outbox = new OutboxRepository(
+    mongo.db,
+    links.repositories.map((r) => r.collection),
+  );
+  const relay = createOutboxRelay({
+    amqp,
+    outbox,
+    exchange: mailExchangeName(config.TOPOLOGY_PREFIX),
+    logger,
+    pollMs: config.OUTBOX_POLL_MS,
+  });
   const housekeeping = createHousekeeping({
     logger,
     jobs: {
@@ -167,7 +185,9 @@ export function createIdentity({ config, logger, metrics = createMetrics(), amqp
       for (const repository of links.repositories) {
         const { ttl } = await retryUntil(() => repository.ensureIndexes(), waitMs, logger, `creating ${repository.collection} indexes`);
         if (repository.options.ttlIndex && !ttl) {
-          logger.warn(`this MongoDB-compatible server has no TTL indexes (FerretDB): expired ${repository.collection} are removed by the periodic clean-up instead`);
+          logger.warn(
+            `this MongoDB-compatible server has no TTL indexes (FerretDB): expired ${repository.collection} are removed by the periodic clean-up instead`,
+          );
         }
       }
       await retryUntil(() => outbox.ensureIndexes(), waitMs, logger, 'creating outbox indexes');

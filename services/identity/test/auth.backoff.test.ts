@@ -1,4 +1,4 @@
-import { signClientAddress } from '@restgate/shared';
+import { signClientAddress } from '@restgate/shared/http';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 import { eventually } from '../../mailer/test/support/eventually';
 import { basic, expectProblem, MASTER, startIdentity, unknownId, type IdentityHarness, type TestUser } from './support/identity-harness';

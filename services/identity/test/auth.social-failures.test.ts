@@ -1,5 +1,5 @@
 import request from 'supertest';
-import type { OpenApiDocument } from '@restgate/shared';
+import type { OpenApiDocument } from '@restgate/shared/openapi';
 import { validateOpenApiDocument } from '@restgate/shared/testing';
 import {
   aGitHubAccount,

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import type { OpenApiDocument } from '@restgate/shared';
+import type { OpenApiDocument } from '@restgate/shared/openapi';
 import { responseMatches, validateOpenApiDocument } from '@restgate/shared/testing';
 import { MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';
 import { aPasswordReset } from './support/password-resets';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { signClientAddress } from '@restgate/shared';
+import { signClientAddress } from '@restgate/shared/http';
 import { TEST_PRINCIPAL_SECRET } from '@restgate/shared/testing';
 import { eventually } from '../../mailer/test/support/eventually';
 import { basic, MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';

@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@restgate/shared';
+import { isDuplicateKeyError } from '@restgate/shared/data';
 import { testMongoUrl, uniqueDbName } from '@restgate/shared/testing';
 import { MongoClient, type Db } from 'mongodb';
 

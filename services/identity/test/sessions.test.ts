@@ -1,4 +1,5 @@
-import { createLogger, createRedis, revocationKey, type Principal, type RedisHandle } from '@restgate/shared';
+import { createLogger, type Principal } from '@restgate/shared';
+import { createRedis, revocationKey, type RedisHandle } from '@restgate/shared/limits';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import { ObjectId } from 'mongodb';
 import { MongoSessionRepository } from '../src/data/session.repository';
@@ -177,7 +178,9 @@ describe('sessions: sign-in, refresh, logout, listing', () => {
     const expiredSid = new ObjectId(claimsOf(expired.token).sid as string);
     const past = new Date(Date.now() - 1000);
     await h.db.collection('sessions').updateOne({ _id: expiredSid }, { $set: { expiresAt: past } });
-    await h.db.collection('refresh_tokens').updateOne({ _id: hashRefreshToken(expired.refreshToken) as never }, { $set: { expiresAt: past } });
+    await h.db
+      .collection('refresh_tokens')
+      .updateOne({ _id: hashRefreshToken(expired.refreshToken) as never }, { $set: { expiresAt: past } });
 
     const removed = await new MongoSessionRepository(h.db).deleteExpired(new Date());
 

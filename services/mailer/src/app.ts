@@ -1,5 +1,6 @@
 import type { Express } from 'express';
-import { createHttpApp, type Logger, type Metrics, type ReadinessCheck } from '@restgate/shared';
+import type { Logger, Metrics, ReadinessCheck } from '@restgate/shared';
+import { createHttpApp } from '@restgate/shared/http';
 
 export interface AppDeps {
   logger: Logger;

@@ -1,5 +1,6 @@
 import type { Express } from 'express';
-import { createMetrics, createMongo, type Logger, type Metrics, type MongoHandle } from '@restgate/shared';
+import { createMetrics, type Logger, type Metrics } from '@restgate/shared';
+import { createMongo, type MongoHandle } from '@restgate/shared/data';
 import { createAmqp, type AmqpClient } from '@restgate/shared/amqp';
 import { createMailConsumer, type MailEvent } from './amqp/mail.consumer';
 import { mailTopology, type MailTopology } from './amqp/mail.topology';

@@ -1,4 +1,4 @@
-import type { AccessLevel } from '../routes';
+import type { AccessLevel } from '../http/routes';
 
 /** The value types a resource field can have; each maps to a joi rule, a stored type and a view. */
 export type FieldType = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'date' | 'email' | 'url' | 'enum';
@@ -94,13 +94,13 @@ export type FieldValues<F extends Record<string, FieldDef>> = Flatten<
 /** A stored record as the domain sees it. */
 export type ResourceModel<F extends Record<string, FieldDef>> = Flatten<
   { id: string } & FieldValues<F> & {
-    /** The creating user's id. */
-    userId: string;
-    createdAt: Date;
-    updatedAt: Date;
-    /** Grows with every change (0 for a record stored before versions); the ETag is made of it. */
-    version: number;
-  }
+      /** The creating user's id. */
+      userId: string;
+      createdAt: Date;
+      updatedAt: Date;
+      /** Grows with every change (0 for a record stored before versions); the ETag is made of it. */
+      version: number;
+    }
 >;
 
 export type ModelOf<R> = R extends ResourceDefinition<infer F> ? ResourceModel<F> : never;

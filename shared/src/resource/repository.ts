@@ -1,9 +1,9 @@
 import type { Collection, Db, ObjectId as ObjectIdType, UpdateFilter } from 'mongodb';
 import { ObjectId } from 'mongodb';
-import type { ListingPage, ListingQuery } from '../listing';
-import { createListingCursors } from '../listing-cursor';
-import { findPage } from '../listing-page';
-import { parseObjectId } from '../mongo';
+import type { ListingPage, ListingQuery } from '../data/listing';
+import { createListingCursors } from '../data/listing-cursor';
+import { findPage } from '../data/listing-page';
+import { parseObjectId } from '../data/mongo';
 import { modelField, type AnyResourceDefinition } from './definition';
 import { filtersOf } from './schemas';
 import type { Selected } from './view';
@@ -105,7 +105,9 @@ export function createResourceRepository<M extends { id: string; version: number
       const $set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
       const doc =
         _id &&
-        (await collection.findOneAndUpdate({ _id, ...atVersion(version) }, { $set, $inc: { version: 1 } } as unknown as UpdateFilter<Doc>, { returnDocument: 'after' }));
+        (await collection.findOneAndUpdate({ _id, ...atVersion(version) }, { $set, $inc: { version: 1 } } as unknown as UpdateFilter<Doc>, {
+          returnDocument: 'after',
+        }));
       return doc ? toModel<M>(doc) : null;
     },
 

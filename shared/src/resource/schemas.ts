@@ -1,8 +1,8 @@
 import type { ObjectSchema, Schema } from 'joi';
 import { Joi } from '../joi';
-import { httpUrlSchema } from '../http-url';
-import { listingQuerySchema, type ListingQuery, type ListingSpec } from '../listing';
-import { FILTER_LIMITS, type FilterSpec, type FilterType } from '../listing-filters';
+import { httpUrlSchema } from '../http/http-url';
+import { listingQuerySchema, type ListingQuery, type ListingSpec } from '../data/listing';
+import { FILTER_LIMITS, type FilterSpec, type FilterType } from '../data/listing-filters';
 import { apiFields, modelField, SYSTEM_FIELDS, type FieldDef, type AnyResourceDefinition } from './definition';
 
 /** Bounds used when a field gives none. */
@@ -146,11 +146,19 @@ export function filtersOf(definition: AnyResourceDefinition): FilterSpec[] {
       optional: !field.required,
       // The start of an address is no address: a prefix is a plain string of the field's length.
       ...(field.type === 'email' || field.type === 'url'
-        ? { opValues: { prefix: Joi.string().trim().min(1).max(filterBounds(field).max ?? FILTER_LIMITS.maxValueLength).description(field.type === 'email' ? 'The start of an e-mail address.' : 'The start of a URL.') } }
+        ? {
+            opValues: {
+              prefix: Joi.string()
+                .trim()
+                .min(1)
+                .max(filterBounds(field).max ?? FILTER_LIMITS.maxValueLength)
+                .description(field.type === 'email' ? 'The start of an e-mail address.' : 'The start of a URL.'),
+            },
+          }
         : {}),
     }));
-  const system = (definition.systemFilters ?? SYSTEM_FIELDS).map(
-    (name): FilterSpec => (name === 'user' ? { name, type: 'id', dbField: modelField(name) } : { name, type: 'date' }),
+  const system = (definition.systemFilters ?? SYSTEM_FIELDS).map((name): FilterSpec =>
+    name === 'user' ? { name, type: 'id', dbField: modelField(name) } : { name, type: 'date' },
   );
   return [...own, ...system];
 }
@@ -199,7 +207,10 @@ export function resourceSchemas(definition: AnyResourceDefinition) {
   /** A listing row: `id`, and with `fields` only the fields named there. */
   const row = view.fork(apiFields(definition), (field) => field.optional());
   const listing = Joi.object({
-    count: Joi.number().integer().min(0).description('Total matching, ignoring paging (also in X-Total-Count); left out with `count=false`.'),
+    count: Joi.number()
+      .integer()
+      .min(0)
+      .description('Total matching, ignoring paging (also in X-Total-Count); left out with `count=false`.'),
     rows: Joi.array().items(row).required().description('One page; with `fields`, only id and those fields.'),
   });
   const listingQuery: ObjectSchema<ListingQuery> = listingQuerySchema(listingSpecOf(definition));

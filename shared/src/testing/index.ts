@@ -39,6 +39,6 @@ export { capturingLogger } from './log-capture';
 // Parts of the kit that only tests look into: services get them through runService, createHttpApp
 // and the listing helpers, never by name.
 export { markStopping } from '../health';
-export { opsOf } from '../listing-filters';
-export { CURSOR_PATTERN } from '../listing-cursor';
+export { opsOf } from '../data/listing-filters';
+export { CURSOR_PATTERN } from '../data/listing-cursor';
 export { assertSafeSettings, findUnsafeSettings, KNOWN_WEAK_SECRETS, UnsafeSettingsError } from '../production-checks';

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020';
-import type { OpenApiDocument, OpenApiOperation, OpenApiResponse } from '../openapi';
+import type { OpenApiDocument, OpenApiOperation, OpenApiResponse } from '../openapi/types';
 
 /**
  * Checks against the OpenAPI document, for tests: is the document valid OpenAPI 3.1, and does

@@ -1,4 +1,5 @@
-import { assertIfMatch, entityTag, errors, type Principal } from '@restgate/shared';
+import { errors, type Principal } from '@restgate/shared';
+import { assertIfMatch, entityTag } from '@restgate/shared/http';
 import { assertMayActOn, assertMayTry } from '@restgate/shared/resource';
 import { articleErrors } from '../errors';
 import { articleResource } from '../resource';

@@ -1,4 +1,4 @@
-import type { ListingQuery } from '@restgate/shared';
+import type { ListingQuery } from '@restgate/shared/data';
 import type { Listing, Selected } from '@restgate/shared/resource';
 import type { Article, ArticleDeps } from './article.model';
 

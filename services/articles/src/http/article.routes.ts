@@ -1,4 +1,5 @@
-import { bindRoutes, entityTag, ifMatchOf, listingResult, type RouteDef, type RouteInput } from '@restgate/shared';
+import { bindRoutes, entityTag, ifMatchOf, type RouteDef, type RouteInput } from '@restgate/shared/http';
+import { listingResult } from '@restgate/shared/data';
 import { articlesApi } from '../api';
 import type { Article, ArticleDeps } from '../domain/article.model';
 import { createArticle } from '../domain/create-article';

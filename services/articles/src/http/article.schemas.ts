@@ -1,5 +1,5 @@
 import type Joi from 'joi';
-import type { ListingQuery } from '@restgate/shared';
+import type { ListingQuery } from '@restgate/shared/data';
 import { resourceSchemas } from '@restgate/shared/resource';
 import type { ArticleValues } from '../domain/article.model';
 import { articleResource } from '../resource';

@@ -1,7 +1,8 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import type { Collection, Db } from 'mongodb';
-import { createLogger, createMongo, type Principal } from '@restgate/shared';
+import { createLogger, type Principal } from '@restgate/shared';
+import { createMongo } from '@restgate/shared/data';
 import { asPrincipal, TEST_PRINCIPAL_SECRET, testMongoUrl, uniqueDbName } from '@restgate/shared/testing';
 import { createArticles, type AppDeps } from '../../src/app';
 import { ARTICLES_COLLECTION } from '../../src/data/article.repository';

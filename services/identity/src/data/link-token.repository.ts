@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, parseObjectId } from '@restgate/shared';
+import { isDuplicateKeyError, parseObjectId } from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { LinkRecord, LinkTokenRepository } from '../domain/emailed-link';
 import type { LinkMail } from '../domain/link-mail';

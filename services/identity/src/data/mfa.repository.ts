@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, parseObjectId } from '@restgate/shared';
+import { isDuplicateKeyError, parseObjectId } from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { MfaChallengeRecord, MfaFactorRecord, MfaRepository } from '../domain/mfa-ports';
 
@@ -59,7 +59,13 @@ export class MongoMfaRepository implements MfaRepository {
     const _id = parseObjectId(userId);
     const doc = _id && (await this.factors.findOne({ _id }));
     if (!doc) return null;
-    return { userId: doc._id.toHexString(), sealedSecret: doc.sealedSecret, enabled: doc.enabled, lastStep: doc.lastStep, recoveryCodes: doc.recoveryCodes };
+    return {
+      userId: doc._id.toHexString(),
+      sealedSecret: doc.sealedSecret,
+      enabled: doc.enabled,
+      lastStep: doc.lastStep,
+      recoveryCodes: doc.recoveryCodes,
+    };
   }
 
   async savePending(userId: string, sealedSecret: string): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@restgate/shared';
+import { isDuplicateKeyError } from '@restgate/shared/data';
 import type { MessageEnvelope } from '@restgate/shared/amqp';
 import { ObjectId, type Collection, type Db, type Filter } from 'mongodb';
 import type { LinkTokenDocument } from './link-token.repository';

@@ -1,4 +1,4 @@
-import { recordRevocations, type RedisHandle } from '@restgate/shared';
+import { recordRevocations, type RedisHandle } from '@restgate/shared/limits';
 import type { RevocationRecorder } from '../domain/sessions';
 import { identityErrors } from '../errors';
 

@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, parseObjectId } from '@restgate/shared';
+import { isDuplicateKeyError, parseObjectId } from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { RefreshTokenRecord, RefreshTokenUse, SessionRecord, SessionRepository } from '../domain/sessions';
 
@@ -159,7 +159,11 @@ export class MongoSessionRepository implements SessionRepository {
     await this.deleteExpiredOf(id, now);
     // Sessions of an older password are dead (refused at refresh and at the gateway), whether or
     // not the change's clean-up saw them; sessions stored before the field existed are older than any change.
-    const filter = { userId: id, expiresAt: { $gt: now }, ...(credentialsEpoch > 0 ? { credentialsEpoch: { $gte: credentialsEpoch } } : {}) };
+    const filter = {
+      userId: id,
+      expiresAt: { $gt: now },
+      ...(credentialsEpoch > 0 ? { credentialsEpoch: { $gte: credentialsEpoch } } : {}),
+    };
     const [docs, count] = await Promise.all([
       this.sessions
         .find(filter)

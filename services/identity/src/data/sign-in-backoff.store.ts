@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { rateLimited, type Quota, type RateLimits } from '@restgate/shared';
+import { rateLimited, type Quota, type RateLimits } from '@restgate/shared/limits';
 import { backoffSeconds, type BackoffReservation, type BackoffSettings, type SignInBackoff } from '../domain/sign-in-backoff';
 
 /** The e-mail never goes into Redis as it is: its hash keys the counters. */
@@ -73,7 +73,12 @@ export function createSignInBackoff(limits: RateLimits, rules: Rules): SignInBac
       );
       if (verdict.refused) throw refuse(verdict);
       // Settled where it was reserved; a store that fails meanwhile keeps the try counted.
-      const settle = (step: 'succeeded' | 'release') => limits.guarded('password-backoff', () => store[step](keys), () => undefined);
+      const settle = (step: 'succeeded' | 'release') =>
+        limits.guarded(
+          'password-backoff',
+          () => store[step](keys),
+          () => undefined,
+        );
       return { succeeded: () => settle('succeeded'), release: () => settle('release') } satisfies BackoffReservation;
     },
   };
@@ -126,7 +131,14 @@ function redisStore(client: Redis, rules: Rules): Store {
   client.defineCommand('pwSucceeded', { numberOfKeys: 2, lua: SUCCEEDED });
   client.defineCommand('pwRelease', { numberOfKeys: 2, lua: RELEASE });
   const scripted = client as Scripted;
-  const args = [rules.freeFailures, rules.baseSeconds, rules.maxSeconds, rules.account.points, rules.account.seconds * 1000, streakTtlMs(rules)];
+  const args = [
+    rules.freeFailures,
+    rules.baseSeconds,
+    rules.maxSeconds,
+    rules.account.points,
+    rules.account.seconds * 1000,
+    streakTtlMs(rules),
+  ];
   return {
     async reserve({ streak, account }) {
       const [code, retryMs] = await scripted.pwReserve(streak, account, ...args);

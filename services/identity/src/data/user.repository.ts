@@ -6,7 +6,7 @@ import {
   type FilterSpec,
   type ListingCursors,
   type ListingPage,
-} from '@restgate/shared';
+} from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db, type Filter, type UpdateFilter } from 'mongodb';
 import type { NewUser, ProviderLinks, UserChanges, UserPage, UserRepository, UserSummary } from '../domain/identity-deps';
 import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from '../domain/social/social-provider';

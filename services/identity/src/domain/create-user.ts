@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { isDuplicateKeyError, type Logger, type Principal } from '@restgate/shared';
+import type { Logger, Principal } from '@restgate/shared';
+import { isDuplicateKeyError } from '@restgate/shared/data';
 import { identityErrors } from '../errors';
 import { assertMayGrantRole } from './access';
 import type { IdentityDeps } from './identity-deps';

@@ -1,4 +1,5 @@
-import { assertIfMatch, errors, type Principal } from '@restgate/shared';
+import { errors, type Principal } from '@restgate/shared';
+import { assertIfMatch } from '@restgate/shared/http';
 import { identityErrors } from '../errors';
 import { userTag } from './get-user';
 import type { IdentityDeps } from './identity-deps';

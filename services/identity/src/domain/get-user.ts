@@ -1,4 +1,4 @@
-import { entityTag } from '@restgate/shared';
+import { entityTag } from '@restgate/shared/http';
 import { identityErrors } from '../errors';
 import type { IdentityDeps } from './identity-deps';
 import { isMfaOn } from './mfa';
@@ -26,7 +26,10 @@ export async function getPublicUser(deps: Pick<IdentityDeps, 'users'>, id: strin
 }
 
 /** The caller's own profile, with whether MFA is on (turning it on or off moves the user's version, so the ETag follows). */
-export async function getOwnUser(deps: Pick<IdentityDeps, 'users' | 'mfa'>, userId: string): Promise<Tagged<FullUserView & { mfa: { totp: boolean } }>> {
+export async function getOwnUser(
+  deps: Pick<IdentityDeps, 'users' | 'mfa'>,
+  userId: string,
+): Promise<Tagged<FullUserView & { mfa: { totp: boolean } }>> {
   const user = await loadUser(deps, userId);
   return { view: { ...fullView(user), mfa: { totp: await isMfaOn(deps, user.id) } }, etag: userTag(user) };
 }

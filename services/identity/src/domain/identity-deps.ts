@@ -1,5 +1,6 @@
 import type { MfaCrypto, MfaRepository } from './mfa-ports';
-import type { ListingPage, ListingQuery, Logger } from '@restgate/shared';
+import type { Logger } from '@restgate/shared';
+import type { ListingPage, ListingQuery } from '@restgate/shared/data';
 import type { PasswordHasher } from './password-hasher.port';
 import type { SocialProviderName } from './social/social-provider';
 import type { RevocationRecorder, SessionRepository, SessionSettings } from './sessions';

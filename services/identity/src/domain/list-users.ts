@@ -1,4 +1,4 @@
-import type { ListingPage, ListingQuery } from '@restgate/shared';
+import type { ListingPage, ListingQuery } from '@restgate/shared/data';
 import type { IdentityDeps } from './identity-deps';
 import { fullView, type FullUserView } from './user';
 

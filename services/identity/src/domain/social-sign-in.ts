@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@restgate/shared';
+import { isDuplicateKeyError } from '@restgate/shared/data';
 import Joi from 'joi';
 import { identityErrors } from '../errors';
 import type { IdentityDeps, UserRepository } from './identity-deps';

@@ -1,4 +1,4 @@
-import { bindRoutes, type RouteDef } from '@restgate/shared';
+import { bindRoutes, type RouteDef } from '@restgate/shared/http';
 import type { authApi } from '../api';
 import type { IdentityDeps } from '../domain/identity-deps';
 import { logout } from '../domain/manage-sessions';

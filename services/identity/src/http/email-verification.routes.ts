@@ -1,4 +1,4 @@
-import { bindRoutes, type RouteDef } from '@restgate/shared';
+import { bindRoutes, type RouteDef } from '@restgate/shared/http';
 import type { emailVerificationApi } from '../api';
 import { requestEmailVerification, verifyEmail, type EmailVerificationDeps } from '../domain/email-verification';
 import { openLink } from '../domain/emailed-link';

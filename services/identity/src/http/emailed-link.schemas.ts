@@ -1,4 +1,5 @@
-import { Joi, httpPageSchema } from '@restgate/shared';
+import { Joi } from '@restgate/shared';
+import { httpPageSchema } from '@restgate/shared/http';
 import { resetPage } from '../domain/reset-link';
 import { userSchemas } from './user.schemas';
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { isAppError, type RouteResult } from '@restgate/shared';
+import { isAppError } from '@restgate/shared';
+import type { RouteResult } from '@restgate/shared/http';
 import type { UserRecord } from '../domain/user';
 
 /**

@@ -1,7 +1,14 @@
-import { bindRoutes, type RouteDef, type RouteInput } from '@restgate/shared';
+import { bindRoutes, type RouteDef, type RouteInput } from '@restgate/shared/http';
 import type { mfaApi } from '../api';
 import type { IdentityDeps } from '../domain/identity-deps';
-import { adminDisableMfa, completeMfaSignIn, confirmTotpEnrolment, disableOwnMfa, regenerateRecoveryCodes, startTotpEnrolment } from '../domain/mfa';
+import {
+  adminDisableMfa,
+  completeMfaSignIn,
+  confirmTotpEnrolment,
+  disableOwnMfa,
+  regenerateRecoveryCodes,
+  startTotpEnrolment,
+} from '../domain/mfa';
 import { parseBasicCredentials } from './basic-credentials';
 import { resolveUserId } from './user-id';
 
@@ -18,7 +25,10 @@ export function mfaRoutes(deps: IdentityDeps, api: ReturnType<typeof mfaApi>): R
   if (!mfaCrypto) return bindRoutes({ adminDisableMfa: api.adminDisableMfa }, { adminDisableMfa: adminDisable });
   const mfa = { ...deps, mfaCrypto };
   return bindRoutes(api, {
-    completeMfaSignIn: async ({ body, clientAddress, signal }) => ({ status: 201, body: await completeMfaSignIn(mfa, body, { clientAddress, signal }) }),
+    completeMfaSignIn: async ({ body, clientAddress, signal }) => ({
+      status: 201,
+      body: await completeMfaSignIn(mfa, body, { clientAddress, signal }),
+    }),
     startTotpEnrolment: async ({ principal }) => ({ status: 201, body: await startTotpEnrolment(mfa, principal) }),
     confirmTotpEnrolment: async ({ principal, body, clientAddress }) => ({
       status: 200,

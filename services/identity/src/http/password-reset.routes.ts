@@ -1,4 +1,5 @@
-import { bindRoutes, isAppError, validateInput, type RouteDef } from '@restgate/shared';
+import { isAppError } from '@restgate/shared';
+import { bindRoutes, validateInput, type RouteDef } from '@restgate/shared/http';
 import type { passwordResetApi } from '../api';
 import { openLink } from '../domain/emailed-link';
 import { completePasswordReset, requestPasswordReset, type PasswordResetDeps } from '../domain/password-reset';

@@ -1,4 +1,4 @@
-import { parseAuthorization, singleCredential, type PresentedToken } from '@restgate/shared';
+import { parseAuthorization, singleCredential, type PresentedToken } from '@restgate/shared/http';
 import { socialErrors } from '../domain/social/social-errors';
 
 /** Printable ASCII without spaces, as OAuth 2.0 tokens are (RFC 6750 b64token, and then some). */

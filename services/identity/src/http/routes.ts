@@ -1,4 +1,4 @@
-import type { RouteDef } from '@restgate/shared';
+import type { RouteDef } from '@restgate/shared/http';
 import { authApi, emailVerificationApi, mfaApi, passwordResetApi, socialApi, userApi } from '../api';
 import type { EmailVerificationDeps } from '../domain/email-verification';
 import type { IdentityDeps } from '../domain/identity-deps';

@@ -1,4 +1,5 @@
-import { Joi, LISTING_LIMITS } from '@restgate/shared';
+import { Joi } from '@restgate/shared';
+import { LISTING_LIMITS } from '@restgate/shared/data';
 import { fullUserSchema } from './user.schemas';
 
 /** `POST /auth/refresh`'s body: the refresh token a sign-in or the last refresh gave. */
@@ -12,12 +13,7 @@ export const refreshBody = Joi.object<{ refreshToken: string }>({
 
 /** A session listing has no search or sort of its own: newest first, in pages. */
 export const sessionListQuery = Joi.object<{ page: number; limit: number }>({
-  page: Joi.number()
-    .integer()
-    .min(1)
-    .max(LISTING_LIMITS.maxPage)
-    .default(1)
-    .description('1-based page number.'),
+  page: Joi.number().integer().min(1).max(LISTING_LIMITS.maxPage).default(1).description('1-based page number.'),
   limit: Joi.number().integer().min(1).max(LISTING_LIMITS.maxLimit).default(LISTING_LIMITS.defaultLimit).description('Page size.'),
 });
 

@@ -1,4 +1,4 @@
-import { bindRoutes, type RouteDef, type RouteInput } from '@restgate/shared';
+import { bindRoutes, type RouteDef, type RouteInput } from '@restgate/shared/http';
 import type { socialApi } from '../api';
 import type { IdentityDeps } from '../domain/identity-deps';
 import { socialSignIn } from '../domain/social-sign-in';

@@ -1,4 +1,5 @@
-import { bindRoutes, ifMatchOf, listingResult, type RouteDef, type RouteInput } from '@restgate/shared';
+import { bindRoutes, ifMatchOf, type RouteDef, type RouteInput } from '@restgate/shared/http';
+import { listingResult } from '@restgate/shared/data';
 import type { userApi } from '../api';
 import { changePassword } from '../domain/change-password';
 import { createUser } from '../domain/create-user';
@@ -20,16 +21,33 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
   const update = async ({ principal, params, body, headers }: RouteInput<ProfileChanges, unknown, { id?: string }>) =>
     tagged(await updateProfile(deps, principal, resolveUserId(params.id, principal), body, ifMatchOf(headers)));
   // The user's token (access_token) names the account and the session that stays signed in.
-  const password = async ({ headers, params, body, principal, clientAddress, signal }: RouteInput<{ password: string }, unknown, { id?: string }>) => ({
+  const password = async ({
+    headers,
+    params,
+    body,
+    principal,
+    clientAddress,
+    signal,
+  }: RouteInput<{ password: string }, unknown, { id?: string }>) => ({
     status: 200,
-    body: await changePassword(deps, principal, parseBasicCredentials(headers.authorization), pathUserId(params.id, principal), body.password, {
-      clientAddress,
-      signal,
-    }),
+    body: await changePassword(
+      deps,
+      principal,
+      parseBasicCredentials(headers.authorization),
+      pathUserId(params.id, principal),
+      body.password,
+      {
+        clientAddress,
+        signal,
+      },
+    ),
   });
 
   return bindRoutes(api, {
-    createUser: async ({ principal, body, requestId, log }) => ({ status: 201, body: await createUser(deps, principal, body, { requestId, log }) }),
+    createUser: async ({ principal, body, requestId, log }) => ({
+      status: 201,
+      body: await createUser(deps, principal, body, { requestId, log }),
+    }),
     listUsers: async ({ query, url }) => {
       const { rows, ...page } = await listUsers(deps, query);
       return listingResult(rows, page, query, url);

@@ -1,5 +1,7 @@
 import type { ObjectSchema } from 'joi';
-import { Joi, httpUrlSchema, listingQuerySchema, type FilterSpec, type ListingQuery, type ListingSpec } from '@restgate/shared';
+import { Joi } from '@restgate/shared';
+import { httpUrlSchema } from '@restgate/shared/http';
+import { listingQuerySchema, type FilterSpec, type ListingQuery, type ListingSpec } from '@restgate/shared/data';
 import type { CreateUserInput } from '../domain/create-user';
 import type { ProfileChanges } from '../domain/update-profile';
 import { PASSWORD_MAX_LENGTH } from '../domain/password-limits';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isDuplicateKeyError } from '@restgate/shared';
+import { isDuplicateKeyError } from '@restgate/shared/data';
 import type { Db } from 'mongodb';
 import type { ClaimResult, DeliveryLog, SentMail } from '../domain/mail.model';
 

@@ -3,10 +3,10 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type Joi from 'joi';
 import type { Logger } from 'pino';
 import { requestIdOf, requestLog } from './access-log';
-import { errors, type CatalogueEntry, type FieldError } from './errors';
+import { errors, type CatalogueEntry, type FieldError } from '../errors';
 import { CLIENT_ADDRESS_HEADER, verifyClientAddress } from './client-address';
 import { noneMatchHits } from './conditional';
-import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from './principal';
+import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from '../principal';
 
 /**
  * Who may call a route.
@@ -17,7 +17,16 @@ import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from './
  * - `provider`: public, and the credential is a third-party token passed through to the service.
  */
 export type AccessLevel = 'public' | 'master' | 'user' | 'admin' | 'basic' | 'master+basic' | 'user+basic' | 'provider';
-export const ACCESS_LEVELS: readonly AccessLevel[] = ['public', 'master', 'user', 'admin', 'basic', 'master+basic', 'user+basic', 'provider'];
+export const ACCESS_LEVELS: readonly AccessLevel[] = [
+  'public',
+  'master',
+  'user',
+  'admin',
+  'basic',
+  'master+basic',
+  'user+basic',
+  'provider',
+];
 
 /** The levels whose `Authorization` header carries HTTP Basic, for the service to check. */
 export function takesBasic(level: AccessLevel): boolean {
@@ -100,11 +109,28 @@ export type RouteSpec<B = any, Q = any, P = any> = Omit<RouteDef<B, Q, P>, 'hand
 /** A service's routes, by operation name. `src/api.ts` exports one as `api`. */
 export type ServiceApi = Readonly<Record<string, RouteSpec>>;
 
-/** Keeps a spec's input types (from its schemas) for the handler that `bindRoutes` attaches. */
+/**
+ * Keeps a spec's input types (from its schemas) for the handler that `bindRoutes` attaches, and
+ * freezes the spec: a route is declared once, and the service, the gateway and the docs all read
+ * that one declaration, so nothing may change it in place (ROUTE_POLICY overrides make copies).
+ */
 export function defineSpec<B = Record<string, unknown>, Q = Record<string, unknown>, P = Record<string, string>>(
   spec: RouteSpec<B, Q, P>,
-): RouteSpec<B, Q, P> {
-  return spec;
+): Readonly<RouteSpec<B, Q, P>> {
+  return deepFreeze(spec);
+}
+
+/**
+ * Freezes plain objects and arrays all the way down. Other objects, joi schemas above all, stay as
+ * they are: joi keeps caches inside its schemas, and a schema is immutable through its own API.
+ */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return value;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+  return value;
 }
 
 /** One handler per operation of `A`, typed by that operation's schemas. */
@@ -127,7 +153,10 @@ export function routeKey(method: string, path: string): string {
  */
 export function parsePolicyOverrides(spec: string): Map<string, AccessLevel> {
   const overrides = new Map<string, AccessLevel>();
-  for (const entry of spec.split(/[;\n]/).map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of spec
+    .split(/[;\n]/)
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const match = /^(GET|POST|PUT|PATCH|DELETE)\s+(\/\S*)\s*=\s*(\S+)$/i.exec(entry);
     const level = match?.[3] as AccessLevel | undefined;
     if (!match || !level || !ACCESS_LEVELS.includes(level)) {
@@ -199,7 +228,12 @@ function namedKeys(schema: Joi.ObjectSchema): string[] {
 
 /** Runs a joi schema the way every edge does: all failures, conversion, unknown keys dropped. */
 export function validateInput<T>(schema: Joi.ObjectSchema<T>, value: unknown, location: string): T {
-  const { value: valid, error } = schema.validate(value ?? {}, { abortEarly: false, convert: true, stripUnknown: true, errors: { wrap: { label: false } } });
+  const { value: valid, error } = schema.validate(value ?? {}, {
+    abortEarly: false,
+    convert: true,
+    stripUnknown: true,
+    errors: { wrap: { label: false } },
+  });
   if (!error) {
     // Never meaningful in a field, cut short by bcrypt, and not storable by every MongoDB-compatible database.
     // Only the keys the schema names: an object that lets unknown keys through keeps them unread.
@@ -207,7 +241,14 @@ export function validateInput<T>(schema: Joi.ObjectSchema<T>, value: unknown, lo
     const nul = namedKeys(schema)
       .map((key) => pathOfNul((valid as Record<string, unknown>)?.[key] ?? (value as Record<string, unknown> | undefined)?.[key], [key]))
       .find(Boolean);
-    if (nul) throw errors.validation([{ param: nul.join('.') || location, message: `${nul.join('.') || location} must not contain the NUL character`, rule: 'string.nul' }]);
+    if (nul)
+      throw errors.validation([
+        {
+          param: nul.join('.') || location,
+          message: `${nul.join('.') || location} must not contain the NUL character`,
+          rule: 'string.nul',
+        },
+      ]);
     return valid;
   }
   const fieldErrors: FieldError[] = error.details.map((d) => {
@@ -246,7 +287,9 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
         let address: string | undefined;
         let signal: AbortSignal | undefined;
         const input: RouteInput = {
-          params: route.schemas?.params ? validateInput(route.schemas.params, req.params, 'params') : (req.params as Record<string, string>),
+          params: route.schemas?.params
+            ? validateInput(route.schemas.params, req.params, 'params')
+            : (req.params as Record<string, string>),
           query: route.schemas?.query ? validateInput(route.schemas.query, req.query, 'query') : {},
           body: route.schemas?.body ? validateInput(route.schemas.body, req.body, 'body') : {},
           principal,
@@ -269,7 +312,12 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
         };
         const result = await route.handler(input);
         const etag = result.headers?.ETag;
-        if ((req.method === 'GET' || req.method === 'HEAD') && result.status === 200 && etag && noneMatchHits(req.headers['if-none-match'], etag)) {
+        if (
+          (req.method === 'GET' || req.method === 'HEAD') &&
+          result.status === 200 &&
+          etag &&
+          noneMatchHits(req.headers['if-none-match'], etag)
+        ) {
           res.status(304).set(result.headers).end();
           return;
         }

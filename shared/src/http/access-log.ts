@@ -101,6 +101,7 @@ function completionLine(logger: Logger, res: ServerResponse, req: { id: string; 
   // A 503 with Retry-After is a refusal on purpose (a full queue under a flood): a warning, not a
   // failure, and never a stack; the service that refused says why, a few lines a minute at most.
   if (res.statusCode === 503 && res.hasHeader('retry-after')) logger.warn(line, 'request refused, retry later');
-  else if (res.statusCode >= 500) logger.error({ ...line, err: { message: `failed with status code ${res.statusCode}` } }, 'request errored');
+  else if (res.statusCode >= 500)
+    logger.error({ ...line, err: { message: `failed with status code ${res.statusCode}` } }, 'request errored');
   else logger.info(line, 'request completed');
 }

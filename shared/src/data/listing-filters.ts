@@ -1,5 +1,5 @@
 import type { Schema } from 'joi';
-import { Joi } from './joi';
+import { Joi } from '../joi';
 
 /**
  * Listing filters: `?<field>=<value>` and `?<field>[<op>]=<value>` on the fields a listing declares.

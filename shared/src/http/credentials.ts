@@ -1,4 +1,4 @@
-import { errors } from './errors';
+import { errors } from '../errors';
 
 /** Where a client can put its access token: `access_token` in the query or the body, or `Authorization: Bearer`. */
 export type CredentialPlace = 'query' | 'body' | 'bearer';

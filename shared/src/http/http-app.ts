@@ -4,10 +4,11 @@ import helmet from 'helmet';
 import type { Logger } from 'pino';
 import typeis from 'type-is';
 import { accessLog } from './access-log';
-import { errors } from './errors';
-import { mountHealth, type ReadinessCheck } from './health';
-import { createMetrics, httpMetrics, mayReadMetrics, type Metrics, type MetricsAccess } from './metrics';
-import { buildOpenApiPart, type OpenApiDocument } from './openapi';
+import { errors } from '../errors';
+import { mountHealth, type ReadinessCheck } from '../health';
+import { createMetrics, httpMetrics, mayReadMetrics, type Metrics, type MetricsAccess } from '../metrics';
+import { buildOpenApiPart } from '../openapi/document';
+import type { OpenApiDocument } from '../openapi/types';
 import { problemHandler } from './problem';
 import { mountRoutes, type RouteDef } from './routes';
 

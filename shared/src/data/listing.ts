@@ -1,5 +1,5 @@
 import type { ObjectSchema } from 'joi';
-import { Joi } from './joi';
+import { Joi } from '../joi';
 import { CURSOR_PATTERN } from './listing-cursor';
 import { filterKeys, takeFilters, unknownParamMessage, type FilterSpec, type ParsedFilter } from './listing-filters';
 
@@ -36,23 +36,28 @@ function commaList(allowed: string[], param: string, allowDescending: boolean) {
   const description = allowDescending
     ? `Comma list of ${allowed.join(', ')}; prefix a field with - for descending order.`
     : `Comma list of fields to return, of ${allowed.join(', ')}; id always comes back.`;
-  return Joi.string()
-    .max(500)
-    .description(description)
-    // For the API docs only (the custom rule below validates, with a message naming the field):
-    // exactly the lists it accepts, so a client or fuzzer reading the schema knows them too.
-    .meta({ 'x-restgate-pattern': listPattern(allowed, allowDescending) })
-    .custom((value: string, helpers) => {
-      const items = value.split(',').map((s) => s.trim()).filter(Boolean);
-      if (items.length === 0) return helpers.message({ custom: `${param} must name at least one field` });
-      for (const item of items) {
-        const name = allowDescending && item.startsWith('-') ? item.slice(1) : item;
-        if (!allowed.includes(name)) {
-          return helpers.message({ custom: `${param} may only use ${allowed.join(', ')} (got "${name}")` });
+  return (
+    Joi.string()
+      .max(500)
+      .description(description)
+      // For the API docs only (the custom rule below validates, with a message naming the field):
+      // exactly the lists it accepts, so a client or fuzzer reading the schema knows them too.
+      .meta({ 'x-restgate-pattern': listPattern(allowed, allowDescending) })
+      .custom((value: string, helpers) => {
+        const items = value
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        if (items.length === 0) return helpers.message({ custom: `${param} must name at least one field` });
+        for (const item of items) {
+          const name = allowDescending && item.startsWith('-') ? item.slice(1) : item;
+          if (!allowed.includes(name)) {
+            return helpers.message({ custom: `${param} may only use ${allowed.join(', ')} (got "${name}")` });
+          }
         }
-      }
-      return items;
-    });
+        return items;
+      })
+  );
 }
 
 /** Comma-separated items, blanks allowed around them and between commas, at least one a listed name. */

@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
-import { markStopping } from './health';
+import { markStopping } from '../health';
 
 export interface RunningServer {
   server: Server;
@@ -34,7 +34,10 @@ export function listen(app: RequestListener, port: number, host: string, limits:
     const requestTimeout = limits.requestTimeoutMs ?? 30_000;
     // Node's default is 300 s: a slow body would hold a socket (and a slot) for minutes.
     // Checked every second, so the cut comes close to the bound (Node checks every 30 s by default).
-    const server = createServer({ requestTimeout, headersTimeout: Math.min(66_000, requestTimeout), connectionsCheckingInterval: 1_000 }, app);
+    const server = createServer(
+      { requestTimeout, headersTimeout: Math.min(66_000, requestTimeout), connectionsCheckingInterval: 1_000 },
+      app,
+    );
     server.keepAliveTimeout = 65_000;
     if (limits.maxConnections) server.maxConnections = limits.maxConnections;
     const requests = trackRequests(server);

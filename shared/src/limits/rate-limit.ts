@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { problem, sharedErrorCatalogue, type AppError } from './errors';
-import type { Counter, Metrics } from './metrics';
+import { problem, sharedErrorCatalogue, type AppError } from '../errors';
+import type { Counter, Metrics } from '../metrics';
 
 /**
  * What a limit does while its store (Redis) does not answer:

@@ -1,5 +1,5 @@
 import type { StringSchema } from 'joi';
-import { Joi } from './joi';
+import { Joi } from '../joi';
 
 /**
  * What joi's `trim()` removes (ECMAScript white space and line terminators), spelled out: `\s`

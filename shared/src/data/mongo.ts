@@ -1,6 +1,6 @@
 import { MongoClient, ObjectId, type Db } from 'mongodb';
 import type { Logger } from 'pino';
-import type { ReadinessCheck } from './health';
+import type { ReadinessCheck } from '../health';
 
 export interface MongoHandle {
   client: MongoClient;

@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { ObjectId } from 'mongodb';
-import { errors } from './errors';
+import { errors } from '../errors';
 import type { ParsedFilter } from './listing-filters';
 
 /**

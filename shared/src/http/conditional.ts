@@ -1,4 +1,4 @@
-import { errors } from './errors';
+import { errors } from '../errors';
 
 /**
  * Conditional requests on one resource: a strong `ETag` made of the record's id and version (the

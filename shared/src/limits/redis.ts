@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { ReadinessCheck } from './health';
+import type { ReadinessCheck } from '../health';
 
 export interface RedisHandle {
   client: Redis;

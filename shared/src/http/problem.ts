@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { requestContext } from './access-log';
-import { errors, isAppError, type AppError } from './errors';
+import { errors, isAppError, type AppError } from '../errors';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 
@@ -84,7 +84,10 @@ export function normalizeError(err: unknown): AppError {
  * `problemHandler` is the same for Express. `shownPath` is how a 404 may echo the path it names
  * (createHttpApp passes the access log's redaction, so a token in a path is not sent back).
  */
-export function answerError(logger: Logger, shownPath: (path: string) => string = (path) => path): (err: unknown, req: IncomingMessage, res: ServerResponse) => void {
+export function answerError(
+  logger: Logger,
+  shownPath: (path: string) => string = (path) => path,
+): (err: unknown, req: IncomingMessage, res: ServerResponse) => void {
   const explain = errorExplainer(logger, shownPath);
   return (err, req, res) => {
     const appError = explain(err, req);
@@ -101,7 +104,10 @@ export function answerError(logger: Logger, shownPath: (path: string) => string 
  * fastify reply): the catalogue error for what was thrown, logged once with the request id when
  * it is unexpected, and rate-limited at warn when it is an expected refusal.
  */
-export function errorExplainer(logger: Logger, shownPath: (path: string) => string = (path) => path): (err: unknown, req: IncomingMessage) => AppError {
+export function errorExplainer(
+  logger: Logger,
+  shownPath: (path: string) => string = (path) => path,
+): (err: unknown, req: IncomingMessage) => AppError {
   const logExpected = expectedRefusalLog(logger);
   return (err, req) => {
     // Express decodes path parameters and throws URIError on a malformed %-escape: no resource
