@@ -127,17 +127,33 @@ async function rabbit(stackName, node, args, timeoutMs = MINUTE) {
   return exec('docker', ['exec', container, ...args], { timeoutMs });
 }
 
+/** A node's own view of its cluster: the nodes running in it, none when its CLI does not answer. */
+async function runningNodes(stackName, node) {
+  const status = await rabbit(stackName, node, ['rabbitmqctl', 'cluster_status', '--formatter', 'json']).catch(() => '{}');
+  return jsonIn(status)?.running_nodes ?? [];
+}
+
 /**
  * Waits for every broker node to be in one cluster, then puts each quorum queue on every node: a
  * queue declared while a node was still joining has fewer members, and would not survive the loss
- * of the one it is on.
+ * of the one it is on. A node found running in a cluster of its own (it held the peer discovery
+ * lock while the seed waited for it, and gave up: deploy/swarm/rabbitmq.conf) is reset and joined
+ * to the seed's; it has carried no mail yet, since the fleet is not ready until this is done.
  */
 async function clusterQueues({ stackName, log, deadline }) {
   const nodes = rabbitNodes();
+  const seed = `rabbit@${nodes[0]}`;
   for (;;) {
-    const status = await rabbit(stackName, nodes[0], ['rabbitmqctl', 'cluster_status', '--formatter', 'json']).catch(() => '{}');
-    const running = jsonIn(status)?.running_nodes ?? [];
+    const running = await runningNodes(stackName, nodes[0]);
     if (nodes.every((n) => running.includes(`rabbit@${n}`))) break;
+    if (running.includes(seed)) {
+      for (const node of nodes.filter((n) => !running.includes(`rabbit@${n}`))) {
+        const own = await runningNodes(stackName, node);
+        if (own.length === 0 || own.includes(seed)) continue; // still starting, or joining
+        log(`RabbitMQ: ${node} started a cluster of its own (${own.join(', ')}): joining it to ${seed}'s`);
+        for (const args of [['stop_app'], ['reset'], ['join_cluster', seed], ['start_app']]) await rabbit(stackName, node, ['rabbitmqctl', ...args]);
+      }
+    }
     if (Date.now() > deadline) throw new Failure(`the RabbitMQ nodes did not form one cluster (running: ${running.join(', ') || 'none'})`);
     await sleep(2000);
   }
