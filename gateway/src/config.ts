@@ -33,6 +33,13 @@ export function gatewayConfigSchemaFor(services: readonly RoutedService[]): Joi.
     ),
     UPSTREAM_TIMEOUT_MS: Joi.number().integer().min(1).default(10_000).description('How long an upstream may stay silent before a 504.'),
     UPSTREAM_MAX_SOCKETS: Joi.number().integer().min(1).default(256).description('Keep-alive connections per upstream, at most.'),
+    UPSTREAM_CONNECT_TIMEOUT_MS: Joi.number()
+      .integer()
+      .min(1)
+      .default(2_000)
+      .description(
+        'How long a new connection to an upstream may take; past it the request goes to another connection (any method: the service never saw it).',
+      ),
     CORS_ORIGINS: Joi.string()
       .allow('')
       .default('')
@@ -62,6 +69,7 @@ export interface GatewayConfig extends BaseConfig, RateLimitConfig {
   JWT_TTL_SECONDS: number;
   UPSTREAM_TIMEOUT_MS: number;
   UPSTREAM_MAX_SOCKETS: number;
+  UPSTREAM_CONNECT_TIMEOUT_MS: number;
   CORS_ORIGINS: string;
   METRICS_TOKEN: string;
   MFA_REQUIRED_ROLES: string;

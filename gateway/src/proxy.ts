@@ -20,7 +20,9 @@ export function upstreamUrls(config: GatewayConfig, services: readonly RoutedSer
  * One keep-alive pool per upstream (undici), so a slow service can't starve the others'
  * connections: at most UPSTREAM_MAX_SOCKETS each, no pipelining (a slow answer would hold up
  * the ones queued behind it), and UPSTREAM_TIMEOUT_MS for the answer's headers and between its
- * body's chunks.
+ * body's chunks. A connection attempt gets UPSTREAM_CONNECT_TIMEOUT_MS, well under a client's
+ * patience: in a fleet, a replica that just stopped can still be the address a name resolved to,
+ * and a connect to an address nobody holds any more waits for the timeout, then goes again.
  */
 export function createAgents(config: GatewayConfig, urls: UpstreamUrls): UpstreamAgents {
   const agents: UpstreamAgents = {};
@@ -28,6 +30,7 @@ export function createAgents(config: GatewayConfig, urls: UpstreamUrls): Upstrea
     agents[name] = new Pool(new URL(url).origin, {
       connections: config.UPSTREAM_MAX_SOCKETS,
       pipelining: 1,
+      connect: { timeout: config.UPSTREAM_CONNECT_TIMEOUT_MS },
       headersTimeout: config.UPSTREAM_TIMEOUT_MS,
       bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
     });

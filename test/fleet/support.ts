@@ -230,6 +230,8 @@ export async function rollingUpdate(services: string[]): Promise<void> {
 export interface Answer {
   status: number;
   body: any;
+  /** The X-Request-Id the request carried: every service's log lines about it carry it as `requestId`. */
+  requestId: string;
 }
 
 /** One request through the balancer, bounded in time. */
@@ -243,7 +245,8 @@ export async function call(
     timeoutMs = 10_000,
   }: { form?: Record<string, string>; bearer?: string; basic?: UserInput; timeoutMs?: number } = {},
 ): Promise<Answer> {
-  const headers: Record<string, string> = {};
+  const requestId = `fleet-${process.pid}-${++requestSeq}`;
+  const headers: Record<string, string> = { 'x-request-id': requestId };
   let body: string | undefined;
   if (form) {
     headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -251,7 +254,13 @@ export async function call(
   }
   if (bearer) headers.authorization = `Bearer ${bearer}`;
   if (basic) headers.authorization = `Basic ${Buffer.from(`${basic.email}:${basic.password}`).toString('base64')}`;
-  const res = await fetch(`${gatewayUrl}${path}`, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+  let res: Response;
+  try {
+    res = await fetch(`${gatewayUrl}${path}`, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    // Kept on the error, so that a request that got no answer can be found in the logs.
+    throw Object.assign(err as object, { requestId });
+  }
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -259,8 +268,9 @@ export async function call(
   } catch {
     // not JSON: kept as text
   }
-  return { status: res.status, body: parsed };
+  return { status: res.status, body: parsed, requestId };
 }
+let requestSeq = 0;
 
 export interface Account {
   user: UserInput;
@@ -313,6 +323,7 @@ export interface Failure {
   /** The status, or the error when no answer came. */
   what: string;
   at: number;
+  requestId?: string;
 }
 
 export interface LoadReport {
@@ -397,6 +408,7 @@ export function startLoad({ rate = LOAD_RATE, accounts: pool, resetAddresses = [
       idempotent: IDEMPOTENT[kind],
       what: `${answer.status} ${JSON.stringify(answer.body)?.slice(0, 200)}`,
       at: Date.now() - started,
+      requestId: answer.requestId,
     };
     (answer.status >= 500 ? report.failures : report.unexpected).push(failure);
     return false;
@@ -404,12 +416,13 @@ export function startLoad({ rate = LOAD_RATE, accounts: pool, resetAddresses = [
 
   function record(kind: Kind, err: Error): void {
     report.answered[kind]++;
-    const e = err as Error & { cause?: { code?: string } };
+    const e = err as Error & { cause?: { code?: string }; requestId?: string };
     report.failures.push({
       kind,
       idempotent: IDEMPOTENT[kind],
       what: `${e.name}: ${e.cause?.code ?? e.message}`,
       at: Date.now() - started,
+      requestId: e.requestId,
     });
   }
 
@@ -503,6 +516,7 @@ export async function underLoad<T>(
   } finally {
     const report = await load.stop();
     process.stdout.write(`${summary(name, report)}\n`);
+    if (report.failures.length > 0) process.stdout.write(await failureTrace(report.failures));
   }
   return { report: load.report, result };
 }
@@ -525,6 +539,39 @@ export function summary(name: string, report: LoadReport): string {
   }
   for (const [key, { count, first }] of groups) lines.push(`[fleet]   ${count} × ${key} (first at ${first} ms)`);
   return lines.join('\n');
+}
+
+/** The services a request through the balancer can have passed. */
+const TRACED = ['gateway', 'identity', 'articles'];
+const TRACE_FIELDS = ['level', 'msg', 'upstream', 'errCode', 'errMessage', 'timedOut', 'attempt', 'res', 'responseTime', 'aborted', 'err'];
+
+/**
+ * What the services logged about the failed requests (their `requestId`), so that a failure in
+ * CI, where the stack is gone by the time anyone reads the output, says where the request stopped.
+ */
+export async function failureTrace(failures: Failure[], limit = 20): Promise<string> {
+  const wanted = new Map(failures.slice(0, limit).flatMap((f) => (f.requestId ? [[f.requestId, f] as const] : [])));
+  const byRequest = new Map<string, string[]>();
+  for (const service of TRACED) {
+    let records: Array<Record<string, unknown>>;
+    try {
+      records = await logRecordsOf(service);
+    } catch (err) {
+      return `[fleet]   (no trace: the logs of ${service} could not be read: ${(err as Error).message})\n`;
+    }
+    for (const record of records) {
+      const id = record.requestId as string | undefined;
+      if (!id || !wanted.has(id)) continue;
+      const fields = TRACE_FIELDS.filter((k) => record[k] !== undefined).map((k) => `${k}=${JSON.stringify(record[k])}`);
+      byRequest.set(id, [...(byRequest.get(id) ?? []), `${service}: ${fields.join(' ').slice(0, 300)}`]);
+    }
+  }
+  const lines: string[] = [];
+  for (const [id, failure] of wanted) {
+    lines.push(`[fleet]   trace ${id} (${failure.kind} at ${failure.at} ms, ${failure.what.slice(0, 80)}):`);
+    for (const line of byRequest.get(id) ?? ['no service logged it']) lines.push(`[fleet]     ${line}`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 // --- Mailpit, from inside the network --------------------------------------------------------
