@@ -5,7 +5,7 @@ import { REDACTED_PATHS } from '@restgate/shared';
 import { startGateway, type TestGateway } from './support/gateway';
 import { ROUTED_SERVICES } from './support/routes';
 import { aUserToken, TEST_MASTER_KEY } from './support/tokens';
-import { hang, refusingUrl, startUpstream, type TestUpstream } from './support/upstream';
+import { hang, refusingUrl, silentUrl, startUpstream, type TestUpstream } from './support/upstream';
 
 let identity: TestUpstream;
 let articles: TestUpstream;
@@ -110,6 +110,21 @@ describe('upstream failures', () => {
       await dying.close();
     }
   });
+
+  test('when a connection to the service is not made within UPSTREAM_CONNECT_TIMEOUT_MS, then the request goes again and ends 502, not at the client', async () => {
+    const silent = await silentUrl();
+    try {
+      await withGateway({ ARTICLES_URL: silent.url, UPSTREAM_CONNECT_TIMEOUT_MS: '200', UPSTREAM_TIMEOUT_MS: '60000' }, async (gateway) => {
+        const res = await request(gateway.app).post('/articles').set('Authorization', `Bearer ${aUserToken()}`).send({ title: 'x' });
+
+        expect(res.status).toBe(502);
+        expect(res.body).toMatchObject({ status: 502, code: 'bad_gateway' });
+      });
+    } finally {
+      silent.close();
+    }
+    // Without the connect timeout, each of the three tries would wait undici's 10 s: past this test's limit.
+  }, 10_000);
 
   test('when every try of a GET loses its connection, then 502 after three tries', async () => {
     const dead = await startUpstream((_received, res) => res.socket?.destroy());

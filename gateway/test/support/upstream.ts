@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PRINCIPAL_HEADER, verifyPrincipal } from '@restgate/shared';
@@ -73,6 +74,30 @@ export async function refusingUrl(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}`;
+}
+
+/**
+ * An address that takes no new connection and refuses none, like one whose replica just went:
+ * a listener with a full accept queue, so the kernel drops each new SYN and a connect waits. Node
+ * accepts whatever it listens on, so the listener is a Python process that never calls accept.
+ */
+export async function silentUrl(): Promise<{ url: string; close: () => void }> {
+  const script = [
+    'import socket, sys',
+    "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(0)",
+    'port = s.getsockname()[1]',
+    // One connection fills a backlog of 0; a second, not waited for, makes sure: the next SYN is dropped.
+    'fill = [socket.create_connection((\'127.0.0.1\', port))]',
+    'extra = socket.socket(); extra.setblocking(False); extra.connect_ex((\'127.0.0.1\', port))',
+    'print(port, flush=True)',
+    'sys.stdin.read()',
+  ].join('\n');
+  const child = spawn('python3', ['-c', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+  });
+  return { url: `http://127.0.0.1:${port}`, close: () => child.kill() };
 }
 
 /** The principal the gateway signed for `received`, verified the way a service does. */
