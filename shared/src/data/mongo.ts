@@ -10,13 +10,18 @@ export interface MongoHandle {
 }
 
 /**
- * A client with short timeouts, so a dead database costs a fast 503 rather than a 30 s hang.
+ * A client that gives up fast on a database that is gone, and not on one that is slow. Server
+ * selection waits 2 s, so a database that refuses connections (stopped, unreachable) costs a fast
+ * 503 rather than a 30 s hang. The connect timeout is longer on purpose: the driver's monitor
+ * also times its heartbeat with it, and a timed-out heartbeat (or a timed-out handshake of a new
+ * pooled connection) clears the pool and aborts every operation in flight, so on a busy machine a
+ * handshake that took 2 s would fail every request the replica held.
  * Does not connect: the driver connects on first use and reconnects by itself.
  */
 export function createMongo(url: string, dbName: string, logger: Logger): MongoHandle {
   const client = new MongoClient(url, {
     serverSelectionTimeoutMS: 2_000,
-    connectTimeoutMS: 2_000,
+    connectTimeoutMS: 10_000,
     socketTimeoutMS: 20_000,
     maxPoolSize: 20,
     appName: dbName,
