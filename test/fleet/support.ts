@@ -4,6 +4,7 @@
  * the steady mixed load every scenario runs under, which counts every answer by kind.
  */
 import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { aUser, type UserInput } from '../support/actors';
 
 function required(name: string): string {
@@ -245,7 +246,7 @@ export async function call(
     timeoutMs = 10_000,
   }: { form?: Record<string, string>; bearer?: string; basic?: UserInput; timeoutMs?: number } = {},
 ): Promise<Answer> {
-  const requestId = `fleet-${process.pid}-${++requestSeq}`;
+  const requestId = `fleet-${RUN}-${++requestSeq}`;
   const headers: Record<string, string> = { 'x-request-id': requestId };
   let body: string | undefined;
   if (form) {
@@ -270,6 +271,8 @@ export async function call(
   }
   return { status: res.status, body: parsed, requestId };
 }
+/** Unique per load of this module: jest loads it once per scenario file, in one process. */
+const RUN = randomBytes(4).toString('hex');
 let requestSeq = 0;
 
 export interface Account {
