@@ -5,7 +5,7 @@ import { confirmPassword, type CheckContext, type Credentials } from './authenti
 import type { IdentityDeps } from './identity-deps';
 import { endSessionsOfUser, openSession, type SignedIn } from './sessions';
 import type { MfaCrypto, MfaFactorRecord } from './mfa-ports';
-import type { UserRecord } from './user';
+import { getUser, type UserRecord } from './user';
 
 export type MfaDeps = IdentityDeps & { mfaCrypto: MfaCrypto };
 
@@ -95,9 +95,7 @@ async function verifyProof(deps: MfaDeps, factor: MfaFactorRecord, proof: { code
 
 async function loadCaller(deps: IdentityDeps, caller: Principal): Promise<UserRecord> {
   if (caller.kind !== 'user') throw identityErrors.needsUser();
-  const user = await deps.users.findById(caller.id);
-  if (!user) throw identityErrors.userNotFound();
-  return user;
+  return getUser(deps, caller.id);
 }
 
 /** `POST /users/me/mfa/totp`: a new secret, pending until confirmed (a second call replaces it). */
@@ -174,8 +172,7 @@ export async function disableOwnMfa(
 export async function adminDisableMfa(deps: IdentityDeps, caller: Principal, userId: string): Promise<void> {
   // Holds even if an operator's ROUTE_POLICY opens the route.
   if (caller.kind !== 'user' || caller.role !== 'admin') throw identityErrors.notAdmin();
-  const user = await deps.users.findById(userId);
-  if (!user) throw identityErrors.userNotFound();
+  const user = await getUser(deps, userId);
   if (!(await deps.mfa.disable(user.id))) throw identityErrors.mfaOff();
   await endSessionsOfUser(deps, user.id);
   await touchUser(deps, user.id);
