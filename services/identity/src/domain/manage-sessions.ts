@@ -1,5 +1,6 @@
 import type { Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
+import { assertSelfOrAdmin } from './access';
 import { getUser } from './user';
 import { endSessions, endSessionsOfUser, type SessionDeps, type SessionRecord } from './sessions';
 
@@ -18,7 +19,7 @@ export async function listSessions(
   userId: string,
   page: { page: number; limit: number },
 ): Promise<{ rows: SessionRecord[]; count: number }> {
-  assertSelfOrAdmin(caller, userId);
+  assertSelfOrAdmin(caller, userId, identityErrors.notYourSessions);
   const user = await getUser(deps, userId);
   return deps.sessions.listOfUser(userId, page, new Date(), user.credentialsEpoch);
 }
@@ -29,12 +30,7 @@ export async function endAllSessions(
   caller: Principal,
   userId: string,
 ): Promise<void> {
-  assertSelfOrAdmin(caller, userId);
+  assertSelfOrAdmin(caller, userId, identityErrors.notYourSessions);
   await getUser(deps, userId);
   await endSessionsOfUser(deps, userId);
-}
-
-function assertSelfOrAdmin(caller: Principal, userId: string): void {
-  if (caller.kind !== 'user') throw identityErrors.needsUser();
-  if (caller.id !== userId && caller.role !== 'admin') throw identityErrors.notYourSessions();
 }
