@@ -23,23 +23,20 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
     const user = await updateProfile(deps, principal, resolveUserId(params.id, principal), body, ifMatchOf(headers));
     return tagged(user, fullView(user));
   };
+  const remove = async ({ principal, params, headers }: RouteInput<unknown, unknown, { id?: string }>) => {
+    await deleteUser(deps, principal, resolveUserId(params.id, principal), ifMatchOf(headers));
+    return { status: 204 };
+  };
   // The user's token (access_token) names the account and the session that stays signed in.
-  const password = async ({
-    headers,
-    params,
-    body,
-    principal,
-    clientAddress,
-    signal,
-  }: RouteInput<{ password: string }, unknown, { id?: string }>) => ({
-    status: 200,
-    body: fullView(
-      await changePassword(deps, principal, parseBasicCredentials(headers.authorization), pathUserId(params.id, principal), body.password, {
-        clientAddress,
-        signal,
-      }),
-    ),
-  });
+  const password = async (input: RouteInput<{ password: string }, unknown, { id?: string }>) => {
+    const { headers, params, body, principal, clientAddress, signal } = input;
+    const credentials = parseBasicCredentials(headers.authorization);
+    const user = await changePassword(deps, principal, credentials, pathUserId(params.id, principal), body.password, {
+      clientAddress,
+      signal,
+    });
+    return { status: 200, body: fullView(user) };
+  };
 
   return bindRoutes(api, {
     createUser: async ({ principal, body, requestId, log }) => ({
@@ -77,13 +74,7 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
       await endAllSessions(deps, principal, resolveUserId(params.id, principal));
       return { status: 204 };
     },
-    deleteUser: async ({ principal, params, headers }) => {
-      await deleteUser(deps, principal, resolveUserId(params.id, principal), ifMatchOf(headers));
-      return { status: 204 };
-    },
-    deleteOwnUser: async ({ principal, headers }) => {
-      await deleteUser(deps, principal, resolveUserId(undefined, principal), ifMatchOf(headers));
-      return { status: 204 };
-    },
+    deleteUser: remove,
+    deleteOwnUser: remove,
   });
 }
