@@ -474,6 +474,9 @@ export function mfaApi(_options?: IdentityApiOptions) {
     description: 'Too many wrong passwords or codes for this account from this address (the sign-in back-off).',
     errors: [E.rate_limited],
   };
+  // The caller's own second factor: answers carry secrets or codes, and the routes are off without the key.
+  const own = { noStore: true, tags };
+  const ownRefusals = { 403: forbidden, 404: off };
   return {
     completeMfaSignIn: defineSpec({
       method: 'post',
@@ -498,16 +501,14 @@ export function mfaApi(_options?: IdentityApiOptions) {
       method: 'post',
       path: '/users/me/mfa/totp',
       level: 'user',
-      noStore: true,
-      tags,
+      ...own,
       summary: 'Start turning on multi-factor sign-in: a new TOTP secret, its `otpauth://` URL and QR code for an authenticator app.',
       description:
         'The enrolment is pending (sign-in is unchanged) until POST /users/me/mfa/totp/confirm accepts a code of this secret; calling this again replaces a pending secret.',
       responses: {
         201: { description: 'The pending enrolment. The secret is shown only now.', schema: totpEnrolmentSchema },
         401: unauthorized,
-        403: forbidden,
-        404: off,
+        ...ownRefusals,
         409: { description: 'Turn it off first.', errors: [E.mfa_already_on] },
       },
     }),
@@ -515,8 +516,7 @@ export function mfaApi(_options?: IdentityApiOptions) {
       method: 'post',
       path: '/users/me/mfa/totp/confirm',
       level: 'user',
-      noStore: true,
-      tags,
+      ...own,
       summary: 'Turn multi-factor sign-in on with a code of the pending secret; answers the 10 recovery codes, once.',
       description:
         'From now on POST /auth (and social sign-in) answers 401 `mfa_required` with an `mfaToken` for POST /auth/mfa. Sessions already open go on.',
@@ -525,8 +525,7 @@ export function mfaApi(_options?: IdentityApiOptions) {
         200: { description: 'MFA is on; the recovery codes, shown only now.', schema: recoveryCodesSchema },
         400: validation,
         401: wrongCode,
-        403: forbidden,
-        404: off,
+        ...ownRefusals,
         409: { errors: [E.mfa_not_pending, E.mfa_already_on] },
         429: backoff,
       },
@@ -535,8 +534,7 @@ export function mfaApi(_options?: IdentityApiOptions) {
       method: 'post',
       path: '/users/me/mfa/recovery-codes',
       level: 'user',
-      noStore: true,
-      tags,
+      ...own,
       summary:
         'Replace the recovery codes: 10 new ones, and the old ones stop working. Needs a session opened with a second factor, and a current code.',
       schemas: { body: codeBody },
@@ -547,8 +545,7 @@ export function mfaApi(_options?: IdentityApiOptions) {
           description: 'A session opened without a second factor is `mfa_required`: sign in again with a code.',
           errors: [E.credential_missing, E.invalid_token, E.mfa_required, E.invalid_mfa_code],
         },
-        403: forbidden,
-        404: off,
+        ...ownRefusals,
         409: { errors: [E.mfa_off] },
         429: backoff,
       },
@@ -557,8 +554,7 @@ export function mfaApi(_options?: IdentityApiOptions) {
       method: 'delete',
       path: '/users/me/mfa',
       level: 'user+basic',
-      noStore: true,
-      tags,
+      ...own,
       summary:
         'Turn multi-factor sign-in off: your token as `access_token`, your e-mail and password as HTTP Basic, and a code or a recovery code.',
       description: 'The recovery codes end with it. Sessions go on. A password reset never turns MFA off; this (or an admin) does.',
@@ -567,8 +563,7 @@ export function mfaApi(_options?: IdentityApiOptions) {
         204: { description: 'MFA is off: sign-in needs the password only.' },
         400: validation,
         401: { errors: [E.credential_missing, E.user_token_missing, E.basic_required, E.invalid_credentials, E.invalid_mfa_code] },
-        403: forbidden,
-        404: off,
+        ...ownRefusals,
         409: { errors: [E.mfa_off] },
         429: backoff,
         503: { errors: [E.busy] },
