@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { identityErrors } from '../errors';
-import type { UserRepository } from './identity-deps';
 
 export type Role = 'user' | 'admin';
 
@@ -33,7 +32,7 @@ export interface UserRecord {
 }
 
 /** The user, or the 404 `user_not_found` (also for a malformed id). */
-export async function getUser(deps: { users: Pick<UserRepository, 'findById'> }, id: string): Promise<UserRecord> {
+export async function getUser(deps: { users: { findById(id: string): Promise<UserRecord | null> } }, id: string): Promise<UserRecord> {
   const user = await deps.users.findById(id);
   if (!user) throw identityErrors.userNotFound();
   return user;
