@@ -122,7 +122,10 @@ function signedIn(deps: Pick<SessionDeps, 'tokens'>, user: UserRecord, session: 
   return { token: access.token, refreshToken, expiresIn: access.expiresIn, user };
 }
 
-const USER_AGENT_MAX = 256;
+/** A client's User-Agent as a session (or a sign-in waiting for its second factor) keeps it: at most 256 characters. */
+export function storedUserAgent(userAgent: string | undefined): string | null {
+  return userAgent?.slice(0, 256) || null;
+}
 
 /** Opens a session for a user who just proved who they are: an access token and a refresh token. */
 export async function openSession(
@@ -141,7 +144,7 @@ export async function openSession(
       userId: user.id,
       createdAt: now,
       lastUsedAt: now,
-      userAgent: userAgent?.slice(0, USER_AGENT_MAX) || null,
+      userAgent: storedUserAgent(userAgent),
       expiresAt,
       credentialsEpoch: user.credentialsEpoch,
       amr,
