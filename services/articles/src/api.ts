@@ -12,7 +12,6 @@ import {
   createArticleBody,
   listArticlesQuery,
   updateArticleBody,
-  type UpdateArticleBody,
 } from './http/article.schemas';
 import { articleCodes as E } from './errors';
 import { articleResource } from './resource';
@@ -30,7 +29,7 @@ const IF_MATCH =
   'With `If-Match: <ETag>` (from a GET or an earlier write) the change happens only if the article is still at that version; otherwise 412 `precondition_failed` and nothing changes. Without it, the change happens as before.';
 
 const update = (method: 'put' | 'patch') =>
-  defineSpec<UpdateArticleBody, Record<string, never>, { id: string }>({
+  defineSpec({
     method,
     path: '/articles/:id',
     level: routeLevel(articleResource.access.update),

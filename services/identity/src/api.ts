@@ -62,7 +62,7 @@ export const authApi = {
       503: { errors: [E.busy] },
     },
   }),
-  refreshSession: defineSpec<{ refreshToken: string }>({
+  refreshSession: defineSpec({
     method: 'post',
     path: '/auth/refresh',
     level: 'public',
@@ -103,8 +103,6 @@ export const authApi = {
   }),
 };
 
-type TokenInput = { access_token?: string | string[] };
-
 /** What enabling each provider takes, besides naming it in SOCIAL_PROVIDERS. */
 const SOCIAL_SETUP: Record<string, string> = {
   facebook:
@@ -116,9 +114,9 @@ const SOCIAL_SETUP: Record<string, string> = {
 };
 
 const socialSpec = (provider: string, label: string) =>
-  defineSpec<TokenInput, TokenInput>({
+  defineSpec({
     method: 'post',
-    path: `/auth/${provider}`,
+    path: `/auth/${provider}` as const,
     level: 'provider',
     noStore: true,
     tags: ['auth'],
@@ -155,8 +153,8 @@ export function userApi(options: IdentityApiOptions) {
   const ifMatch =
     'With `If-Match: <ETag>` (from a GET of the user or an earlier write) it happens only if the user is still at that version; otherwise 412 `precondition_failed` and nothing changes.';
 
-  const update = (method: HttpMethod, path: string) =>
-    defineSpec<{ name?: string; picture?: string }, unknown, { id?: string }>({
+  const update = <const Path extends string>(method: HttpMethod, path: Path) =>
+    defineSpec({
       method,
       path,
       level: 'user',
@@ -174,8 +172,8 @@ export function userApi(options: IdentityApiOptions) {
       },
     });
 
-  const changePassword = (path: string) =>
-    defineSpec<{ password: string }, unknown, { id?: string }>({
+  const changePassword = <const Path extends string>(path: Path) =>
+    defineSpec({
       method: 'put',
       path,
       level: 'user+basic',
@@ -248,7 +246,7 @@ export function userApi(options: IdentityApiOptions) {
     changeOwnPassword: changePassword('/users/me/password'),
     // `/users/me` is a path of its own (the docs match it before `/users/{id}`), so every method
     // that accepts `me` is declared on it: an admin deleting their own account.
-    deleteOwnUser: defineSpec<unknown, unknown, { id?: string }>({
+    deleteOwnUser: defineSpec({
       method: 'delete',
       path: '/users/me',
       level: 'admin',
@@ -257,7 +255,7 @@ export function userApi(options: IdentityApiOptions) {
       description: ifMatch,
       responses: { 204: { description: 'Deleted.' }, 401: unauthorized, 403: forbidden, 404: notFound, 412: preconditionFailed },
     }),
-    getUser: defineSpec<unknown, unknown, { id: string }>({
+    getUser: defineSpec({
       method: 'get',
       path: '/users/:id',
       level: 'public',
@@ -269,7 +267,7 @@ export function userApi(options: IdentityApiOptions) {
     replaceProfile: update('put', '/users/:id'),
     changeProfile: update('patch', '/users/:id'),
     changePassword: changePassword('/users/:id/password'),
-    listSessions: defineSpec<unknown, { page: number; limit: number }, { id: string }>({
+    listSessions: defineSpec({
       method: 'get',
       path: '/users/:id/sessions',
       level: 'user',
@@ -284,7 +282,7 @@ export function userApi(options: IdentityApiOptions) {
         404: notFound,
       },
     }),
-    endSessions: defineSpec<unknown, unknown, { id: string }>({
+    endSessions: defineSpec({
       method: 'delete',
       path: '/users/:id/sessions',
       level: 'user',
@@ -298,7 +296,7 @@ export function userApi(options: IdentityApiOptions) {
         503: revocationsDown,
       },
     }),
-    deleteUser: defineSpec<unknown, unknown, { id: string }>({
+    deleteUser: defineSpec({
       method: 'delete',
       path: '/users/:id',
       level: 'admin',
@@ -337,11 +335,11 @@ interface EmailedLinkRoutes<R, F, C> {
  */
 function emailedLinkApi<R, F, C>(o: EmailedLinkRoutes<R, F, C>) {
   const deadToken = { description: 'One answer for every dead token, a malformed one included.', errors: [o.notFound] };
-  const token = { path: `${o.path}/:token`, secretParams: ['token'], noStore: true, level: 'public' as const, tags: o.tags };
+  const token = { path: `${o.path}/:token` as const, secretParams: ['token'], noStore: true, level: 'public' as const, tags: o.tags };
   const refused = (description: string | undefined, html?: true): Record<number, ResponseDoc> =>
     description ? { 400: { description, errors: [E.validation_failed], ...(html && { html }) } } : {};
   return {
-    request: defineSpec<R>({
+    request: defineSpec({
       method: 'post',
       path: o.path,
       level: 'master',
@@ -356,14 +354,14 @@ function emailedLinkApi<R, F, C>(o: EmailedLinkRoutes<R, F, C>) {
         403: { description: 'A credential other than the master key.', errors: [E.forbidden] },
       },
     }),
-    show: defineSpec<unknown, unknown, { token: string }>({
+    show: defineSpec({
       method: 'get',
       ...token,
       summary: o.show.summary,
       description: o.show.description,
       responses: { 200: { ...o.show.ok, html: true }, 404: { ...deadToken, html: true } },
     }),
-    form: defineSpec<F, unknown, { token: string }>({
+    form: defineSpec({
       method: 'post',
       ...token,
       summary: o.form.summary,
@@ -371,7 +369,7 @@ function emailedLinkApi<R, F, C>(o: EmailedLinkRoutes<R, F, C>) {
       schemas: { body: o.form.body },
       responses: { 200: { description: o.form.ok, html: true }, ...refused(o.form.refused, true), 404: { ...deadToken, html: true } },
     }),
-    complete: defineSpec<C, unknown, { token: string }>({
+    complete: defineSpec({
       method: 'put',
       ...token,
       summary: o.complete.summary,
@@ -476,8 +474,11 @@ export function mfaApi(_options?: IdentityApiOptions) {
     description: 'Too many wrong passwords or codes for this account from this address (the sign-in back-off).',
     errors: [E.rate_limited],
   };
+  // The caller's own second factor: answers carry secrets or codes, and the routes are off without the key.
+  const own = { noStore: true, tags };
+  const ownRefusals = { 403: forbidden, 404: off };
   return {
-    completeMfaSignIn: defineSpec<{ mfaToken: string; code?: string; recoveryCode?: string }>({
+    completeMfaSignIn: defineSpec({
       method: 'post',
       path: '/auth/mfa',
       level: 'public',
@@ -500,25 +501,22 @@ export function mfaApi(_options?: IdentityApiOptions) {
       method: 'post',
       path: '/users/me/mfa/totp',
       level: 'user',
-      noStore: true,
-      tags,
+      ...own,
       summary: 'Start turning on multi-factor sign-in: a new TOTP secret, its `otpauth://` URL and QR code for an authenticator app.',
       description:
         'The enrolment is pending (sign-in is unchanged) until POST /users/me/mfa/totp/confirm accepts a code of this secret; calling this again replaces a pending secret.',
       responses: {
         201: { description: 'The pending enrolment. The secret is shown only now.', schema: totpEnrolmentSchema },
         401: unauthorized,
-        403: forbidden,
-        404: off,
+        ...ownRefusals,
         409: { description: 'Turn it off first.', errors: [E.mfa_already_on] },
       },
     }),
-    confirmTotpEnrolment: defineSpec<{ code: string }>({
+    confirmTotpEnrolment: defineSpec({
       method: 'post',
       path: '/users/me/mfa/totp/confirm',
       level: 'user',
-      noStore: true,
-      tags,
+      ...own,
       summary: 'Turn multi-factor sign-in on with a code of the pending secret; answers the 10 recovery codes, once.',
       description:
         'From now on POST /auth (and social sign-in) answers 401 `mfa_required` with an `mfaToken` for POST /auth/mfa. Sessions already open go on.',
@@ -527,18 +525,16 @@ export function mfaApi(_options?: IdentityApiOptions) {
         200: { description: 'MFA is on; the recovery codes, shown only now.', schema: recoveryCodesSchema },
         400: validation,
         401: wrongCode,
-        403: forbidden,
-        404: off,
+        ...ownRefusals,
         409: { errors: [E.mfa_not_pending, E.mfa_already_on] },
         429: backoff,
       },
     }),
-    regenerateRecoveryCodes: defineSpec<{ code: string }>({
+    regenerateRecoveryCodes: defineSpec({
       method: 'post',
       path: '/users/me/mfa/recovery-codes',
       level: 'user',
-      noStore: true,
-      tags,
+      ...own,
       summary:
         'Replace the recovery codes: 10 new ones, and the old ones stop working. Needs a session opened with a second factor, and a current code.',
       schemas: { body: codeBody },
@@ -549,18 +545,16 @@ export function mfaApi(_options?: IdentityApiOptions) {
           description: 'A session opened without a second factor is `mfa_required`: sign in again with a code.',
           errors: [E.credential_missing, E.invalid_token, E.mfa_required, E.invalid_mfa_code],
         },
-        403: forbidden,
-        404: off,
+        ...ownRefusals,
         409: { errors: [E.mfa_off] },
         429: backoff,
       },
     }),
-    disableOwnMfa: defineSpec<{ code?: string; recoveryCode?: string }>({
+    disableOwnMfa: defineSpec({
       method: 'delete',
       path: '/users/me/mfa',
       level: 'user+basic',
-      noStore: true,
-      tags,
+      ...own,
       summary:
         'Turn multi-factor sign-in off: your token as `access_token`, your e-mail and password as HTTP Basic, and a code or a recovery code.',
       description: 'The recovery codes end with it. Sessions go on. A password reset never turns MFA off; this (or an admin) does.',
@@ -569,14 +563,13 @@ export function mfaApi(_options?: IdentityApiOptions) {
         204: { description: 'MFA is off: sign-in needs the password only.' },
         400: validation,
         401: { errors: [E.credential_missing, E.user_token_missing, E.basic_required, E.invalid_credentials, E.invalid_mfa_code] },
-        403: forbidden,
-        404: off,
+        ...ownRefusals,
         409: { errors: [E.mfa_off] },
         429: backoff,
         503: { errors: [E.busy] },
       },
     }),
-    adminDisableMfa: defineSpec<unknown, unknown, { id: string }>({
+    adminDisableMfa: defineSpec({
       method: 'delete',
       path: '/users/:id/mfa',
       level: 'admin',

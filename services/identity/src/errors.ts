@@ -1,13 +1,4 @@
-import {
-  AppError,
-  CHALLENGES,
-  errorCatalogue,
-  errors,
-  problem,
-  sharedErrorCatalogue,
-  type CodeOf,
-  type ErrorEntry,
-} from '@restgate/shared';
+import { AppError, CHALLENGES, errorCatalogue, errors, problem, sharedErrorCatalogue, type ErrorEntry } from '@restgate/shared';
 
 /**
  * The identity service's own error codes, on top of `sharedErrorCatalogue`: what each answers
@@ -117,8 +108,6 @@ export const identityErrorCatalogue = errorCatalogue({
   },
 } as const satisfies Record<string, ErrorEntry>);
 
-export type IdentityErrorCode = CodeOf<typeof identityErrorCatalogue>;
-
 /** Every code identity answers: shared's and its own. Route specs pick their error answers from here. */
 export const identityCodes = { ...sharedErrorCatalogue, ...identityErrorCatalogue };
 
@@ -126,62 +115,30 @@ const E = identityErrorCatalogue;
 
 /** The identity service's errors, on top of the shared factories. */
 export const identityErrors = {
-  emailTaken(): AppError {
-    return errors.conflict('email', E.email_taken.detail, E.email_taken);
-  },
-  userNotFound(): AppError {
-    return problem(E.user_not_found);
-  },
+  emailTaken: (): AppError => errors.conflict('email', E.email_taken.detail, E.email_taken),
+  userNotFound: (): AppError => problem(E.user_not_found),
   /** One answer for an unknown e-mail, a wrong password and a missing or malformed Basic header. */
-  wrongCredentials(): AppError {
-    return errors.basicUnauthorized();
-  },
-  notYourProfile(): AppError {
-    return problem(E.not_your_profile);
-  },
-  notYourPassword(): AppError {
-    return problem(E.not_your_password);
-  },
-  roleNotGrantable(): AppError {
-    return problem(E.role_not_grantable);
-  },
-  notAdmin(): AppError {
-    return problem(E.not_admin);
-  },
-  needsUser(): AppError {
-    return errors.unauthorized('"me" needs a user token.', false);
-  },
+  wrongCredentials: (): AppError => errors.basicUnauthorized(),
+  notYourProfile: (): AppError => problem(E.not_your_profile),
+  notYourPassword: (): AppError => problem(E.not_your_password),
+  roleNotGrantable: (): AppError => problem(E.role_not_grantable),
+  notAdmin: (): AppError => problem(E.not_admin),
+  needsUser: (): AppError => errors.unauthorized('"me" needs a user token.', false),
   /** Every hashing worker is busy and the queue is full: come back shortly rather than wait. */
-  hashQueueFull(): AppError {
-    return problem(E.busy);
-  },
+  hashQueueFull: (): AppError => problem(E.busy),
   /** The client closed the connection before its password was checked; nobody reads this answer. */
-  clientGone(): AppError {
-    return problem(E.client_closed);
-  },
+  clientGone: (): AppError => problem(E.client_closed),
   /** One answer for an unknown, used, expired or malformed reset token. */
-  resetNotFound(): AppError {
-    return problem(E.password_reset_not_found);
-  },
+  resetNotFound: (): AppError => problem(E.password_reset_not_found),
   /** One answer for an unknown, used, expired or malformed verification token. */
-  verificationNotFound(): AppError {
-    return problem(E.email_verification_not_found);
-  },
+  verificationNotFound: (): AppError => problem(E.email_verification_not_found),
   /** REQUIRE_VERIFIED_EMAIL is on and the address is not proven yet: the password was right. */
-  emailUnverified(): AppError {
-    return problem(E.email_unverified);
-  },
+  emailUnverified: (): AppError => problem(E.email_unverified),
   /** One answer for an unknown, used, expired or ended refresh token (a used one also ends its session). */
-  refreshTokenInvalid(): AppError {
-    return problem(E.invalid_refresh_token);
-  },
+  refreshTokenInvalid: (): AppError => problem(E.invalid_refresh_token),
   /** A user principal without a session: only a session's access token can log out. */
-  noSession(): AppError {
-    return errors.unauthorized('This needs an access token from a session (POST /auth).', true);
-  },
-  notYourSessions(): AppError {
-    return problem(E.not_your_sessions);
-  },
+  noSession: (): AppError => errors.unauthorized('This needs an access token from a session (POST /auth).', true),
+  notYourSessions: (): AppError => problem(E.not_your_sessions),
   /** Ending a session could not be recorded for the gateways: nothing changed, try again. */
   revocationsUnavailable(cause?: unknown): AppError {
     return errors.unavailable(
@@ -190,20 +147,10 @@ export const identityErrors = {
     );
   },
   /** A one-time or recovery code that is wrong, used, or of another secret (one answer for all). */
-  wrongMfaCode(): AppError {
-    return problem(E.invalid_mfa_code);
-  },
+  wrongMfaCode: (): AppError => problem(E.invalid_mfa_code),
   /** One answer for an unknown, used or expired `mfaToken`. */
-  mfaTokenInvalid(): AppError {
-    return problem(E.invalid_mfa_token);
-  },
-  mfaAlreadyOn(): AppError {
-    return problem(E.mfa_already_on);
-  },
-  mfaNotPending(): AppError {
-    return problem(E.mfa_not_pending);
-  },
-  mfaOff(): AppError {
-    return problem(E.mfa_off);
-  },
+  mfaTokenInvalid: (): AppError => problem(E.invalid_mfa_token),
+  mfaAlreadyOn: (): AppError => problem(E.mfa_already_on),
+  mfaNotPending: (): AppError => problem(E.mfa_not_pending),
+  mfaOff: (): AppError => problem(E.mfa_off),
 };

@@ -1,14 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  fullView,
-  gravatarUrl,
-  isAddressProven,
-  nameFromEmail,
-  normalizeEmail,
-  pictureAfterEmailChange,
-  publicView,
-  type UserRecord,
-} from '../src/domain/user';
+import { gravatarUrl, isAddressProven, nameFromEmail, normalizeEmail, pictureAfterEmailChange, type UserRecord } from '../src/domain/user';
+import { fullView, publicView } from '../src/http/user.views';
 
 const record: UserRecord = {
   id: '65f0a1b2c3d4e5f601234567',

@@ -59,3 +59,18 @@ export function parseObjectId(id: string): ObjectId | null {
 export function isDuplicateKeyError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
 }
+
+/**
+ * A write on a unique key as a claim: true when it was written, false when the key was taken.
+ * Of any number of racing inserts of one key exactly one wins, on FerretDB too, whose conditional
+ * updates are read-then-write and may all report a change.
+ */
+export async function writeUnique(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (err) {
+    if (isDuplicateKeyError(err)) return false;
+    throw err;
+  }
+}

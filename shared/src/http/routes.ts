@@ -109,14 +109,29 @@ export type RouteSpec<B = any, Q = any, P = any> = Omit<RouteDef<B, Q, P>, 'hand
 /** A service's routes, by operation name. `src/api.ts` exports one as `api`. */
 export type ServiceApi = Readonly<Record<string, RouteSpec>>;
 
+/** The names of the parameters in a route path: `'/users/:id/sessions'` → `'id'`. */
+type PathParamNames<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | PathParamNames<`/${Rest}`>
+  : Path extends `${string}:${infer Name}`
+    ? Name
+    : never;
+
 /**
- * Keeps a spec's input types (from its schemas) for the handler that `bindRoutes` attaches, and
- * freezes the spec: a route is declared once, and the service, the gateway and the docs all read
- * that one declaration, so nothing may change it in place (ROUTE_POLICY overrides make copies).
+ * The path parameters of a route path, each a string: `'/users/:id/sessions'` → `{ id: string }`.
+ * A path known only as `string` may name any.
  */
-export function defineSpec<B = Record<string, unknown>, Q = Record<string, unknown>, P = Record<string, string>>(
-  spec: RouteSpec<B, Q, P>,
-): Readonly<RouteSpec<B, Q, P>> {
+export type PathParams<Path extends string> = string extends Path ? Record<string, string> : { [Name in PathParamNames<Path>]: string };
+
+/**
+ * Keeps a spec's input types for the handler that `bindRoutes` attaches: the path parameters from
+ * the path string, the body and query from their schemas (`Joi.object<T>(…)`), so a spec needs no
+ * type arguments. Freezes the spec: a route is declared once, and the service, the gateway and the
+ * docs all read that one declaration, so nothing may change it in place (ROUTE_POLICY overrides
+ * make copies).
+ */
+export function defineSpec<const Path extends string, B = Record<string, unknown>, Q = Record<string, unknown>>(
+  spec: RouteSpec<B, Q, NoInfer<PathParams<Path>>> & { path: Path },
+): Readonly<RouteSpec<B, Q, PathParams<Path>>> {
   return deepFreeze(spec);
 }
 

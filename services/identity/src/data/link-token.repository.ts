@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, parseObjectId } from '@restgate/shared/data';
+import { parseObjectId, writeUnique } from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { LinkRecord, LinkTokenRepository } from '../domain/emailed-link';
 import type { LinkMail } from '../domain/link-mail';
@@ -104,8 +104,8 @@ export class MongoLinkTokenRepository implements LinkTokenRepository {
     const now = new Date();
     const mail: MailOutboxEntry = { envelope: row.envelope, status: 'pending', attempts: 0, nextAttemptAt: now, sentAt: null };
     await this.rows.deleteMany({ userId });
-    try {
-      await this.rows.insertOne({
+    return writeUnique(() =>
+      this.rows.insertOne({
         _id: new ObjectId(),
         userId,
         liveFor: userId,
@@ -114,12 +114,8 @@ export class MongoLinkTokenRepository implements LinkTokenRepository {
         expiresAt: row.expiresAt,
         createdAt: now,
         mail,
-      });
-      return true;
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return false;
-      throw err;
-    }
+      }),
+    );
   }
 
   async insertStandIn(row: { tokenHash: string; expiresAt: Date }): Promise<void> {

@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, parseObjectId } from '@restgate/shared/data';
+import { parseObjectId, writeUnique } from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { MfaChallengeRecord, MfaFactorRecord, MfaRepository } from '../domain/mfa-ports';
 
@@ -71,18 +71,14 @@ export class MongoMfaRepository implements MfaRepository {
   async savePending(userId: string, sealedSecret: string): Promise<boolean> {
     const _id = parseObjectId(userId);
     if (!_id) return false;
-    try {
-      // An enabled factor does not match the filter: the upsert's insert then hits its _id.
-      await this.factors.updateOne(
+    // An enabled factor does not match the filter: the upsert's insert then hits its _id.
+    return writeUnique(() =>
+      this.factors.updateOne(
         { _id, enabled: false },
         { $set: { sealedSecret, lastStep: 0, recoveryCodes: [], createdAt: new Date() } },
         { upsert: true },
-      );
-      return true;
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return false;
-      throw err;
-    }
+      ),
+    );
   }
 
   async enable(userId: string, sealedSecret: string, recoveryCodes: string[]): Promise<boolean> {
@@ -147,13 +143,7 @@ export class MongoMfaRepository implements MfaRepository {
     return true;
   }
 
-  private async claim(use: UseDocument): Promise<boolean> {
-    try {
-      await this.uses.insertOne(use);
-      return true;
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return false;
-      throw err;
-    }
+  private claim(use: UseDocument): Promise<boolean> {
+    return writeUnique(() => this.uses.insertOne(use));
   }
 }

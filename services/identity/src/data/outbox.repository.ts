@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@restgate/shared/data';
+import { writeUnique } from '@restgate/shared/data';
 import type { MessageEnvelope } from '@restgate/shared/amqp';
 import { ObjectId, type Collection, type Db, type Filter } from 'mongodb';
 import type { LinkTokenDocument } from './link-token.repository';
@@ -75,12 +75,8 @@ export class OutboxRepository {
     for (const { collection, rows, doc } of candidates) {
       if (!doc.mail) continue;
       const attempts = doc.mail.attempts;
-      try {
-        await this.leases.insertOne({ _id: `${doc._id.toHexString()}:${attempts}`, owner, expiresAt: doc.expiresAt, createdAt: now });
-      } catch (err) {
-        if (isDuplicateKeyError(err)) continue; // another relay has this attempt
-        throw err;
-      }
+      const lease = { _id: `${doc._id.toHexString()}:${attempts}`, owner, expiresAt: doc.expiresAt, createdAt: now };
+      if (!(await writeUnique(() => this.leases.insertOne(lease)))) continue; // another relay has this attempt
       // This attempt is ours alone; the filter drops it when what we read is already stale.
       const claimed = await rows.updateOne(
         { _id: doc._id, 'mail.status': 'pending', 'mail.attempts': attempts },

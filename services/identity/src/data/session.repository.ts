@@ -1,4 +1,4 @@
-import { isDuplicateKeyError, parseObjectId } from '@restgate/shared/data';
+import { parseObjectId, writeUnique } from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { RefreshTokenRecord, RefreshTokenUse, SessionRecord, SessionRepository } from '../domain/sessions';
 
@@ -98,13 +98,9 @@ export class MongoSessionRepository implements SessionRepository {
   async claimRefreshToken(tokenHash: string, token: RefreshTokenRecord): Promise<boolean> {
     const sessionId = parseObjectId(token.sessionId);
     if (!sessionId) return false;
-    try {
-      await this.uses.insertOne({ _id: tokenHash, sessionId, usedAt: new Date(), expiresAt: token.expiresAt, done: false });
-      return true;
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      return false;
-    }
+    return writeUnique(() =>
+      this.uses.insertOne({ _id: tokenHash, sessionId, usedAt: new Date(), expiresAt: token.expiresAt, done: false }),
+    );
   }
 
   async completeClaim(tokenHash: string, successor?: { sealed: string; until: Date }): Promise<void> {

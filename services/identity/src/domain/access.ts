@@ -1,11 +1,11 @@
-import type { Principal } from '@restgate/shared';
+import type { AppError, Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import type { Role } from './user';
 
-/** Profiles are changed by their owner or an admin. */
-export function assertSelfOrAdmin(caller: Principal, userId: string): void {
+/** A user's profile and sessions are their own business or an admin's; `refused` is the 403 of anyone else. */
+export function assertSelfOrAdmin(caller: Principal, userId: string, refused: () => AppError = identityErrors.notYourProfile): void {
   if (caller.kind !== 'user') throw identityErrors.needsUser();
-  if (caller.id !== userId && caller.role !== 'admin') throw identityErrors.notYourProfile();
+  if (caller.id !== userId && caller.role !== 'admin') throw refused();
 }
 
 /** Only the master key or an admin creates admins, also when an operator opens sign-up to the public. */

@@ -3,7 +3,7 @@ import { identityErrors } from '../errors';
 import { authenticate, confirmPassword, type CheckContext, type Credentials } from './authenticate';
 import type { IdentityDeps } from './identity-deps';
 import { replaceCredentials } from './sessions';
-import { fullView, type FullUserView, type UserRecord } from './user';
+import type { UserRecord } from './user';
 
 type ChangeDeps = Pick<IdentityDeps, 'users' | 'hasher' | 'backoff' | 'sessions' | 'revocations' | 'resetTokens'>;
 
@@ -27,7 +27,7 @@ export async function changePassword(
   userId: string | undefined,
   newPassword: string,
   context: CheckContext,
-): Promise<FullUserView> {
+): Promise<UserRecord> {
   const user = await assertOwnPassword(deps, caller, credentials, userId, context);
   const passwordHash = await deps.hasher.hash(newPassword, context.signal);
   const keep = caller.kind === 'user' && caller.id === user.id ? caller.sid : undefined;
@@ -39,7 +39,7 @@ export async function changePassword(
   );
   if (!updated) throw identityErrors.userNotFound();
   await deps.resetTokens.deleteAllOfUser(user.id);
-  return fullView(updated);
+  return updated;
 }
 
 async function assertOwnPassword(

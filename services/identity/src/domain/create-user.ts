@@ -4,7 +4,7 @@ import { isDuplicateKeyError } from '@restgate/shared/data';
 import { identityErrors } from '../errors';
 import { assertMayGrantRole } from './access';
 import type { IdentityDeps } from './identity-deps';
-import { fullView, gravatarUrl, nameFromEmail, normalizeEmail, type FullUserView, type Role } from './user';
+import { gravatarUrl, nameFromEmail, normalizeEmail, type Role, type UserRecord } from './user';
 
 export interface CreateUserInput {
   email: string;
@@ -26,7 +26,7 @@ export async function createUser(
   caller: Principal,
   input: CreateUserInput,
   context: CreateUserContext = {},
-): Promise<FullUserView> {
+): Promise<UserRecord> {
   assertMayGrantRole(caller, input.role);
   const email = normalizeEmail(input.email);
   const passwordHash = await deps.hasher.hash(input.password);
@@ -52,5 +52,5 @@ export async function createUser(
     // for a new link (POST /email-verifications) instead.
     context.log?.error({ err, userId: user.id }, 'verification mail not queued at sign-up');
   }
-  return fullView(user);
+  return user;
 }

@@ -2,6 +2,7 @@ import { errors, type Principal } from '@restgate/shared';
 import { assertIfMatch } from '@restgate/shared/http';
 import { identityErrors } from '../errors';
 import { userTag } from './get-user';
+import { getUser } from './user';
 import type { IdentityDeps } from './identity-deps';
 import { endSessionsOfUser } from './sessions';
 
@@ -16,8 +17,7 @@ export async function deleteUser(
   userId: string,
   ifMatch?: string,
 ): Promise<void> {
-  const user = await deps.users.findById(userId);
-  if (!user) throw identityErrors.userNotFound();
+  const user = await getUser(deps, userId);
   // Checked before anything ends; the delete names the version, so a change since is a 412 too
   // (the tokens revoked by then stay revoked: the user signs in again).
   assertIfMatch(ifMatch, userTag(user));

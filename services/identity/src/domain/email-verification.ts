@@ -2,7 +2,7 @@ import type { Logger } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { assertActiveLink, consumeLink, linkTo, queueLinkMail, requestLink, type EmailedLinkDeps, type LinkPurpose } from './emailed-link';
 import type { VerificationMailer } from './identity-deps';
-import { fullView, isAddressProven, type FullUserView } from './user';
+import { isAddressProven, type UserRecord } from './user';
 
 export const EMAIL_VERIFICATION: LinkPurpose = {
   mailType: 'mail.email-verification',
@@ -40,11 +40,11 @@ export async function requestEmailVerification(
  * runs a conditional update as read-then-write, so only a delete decides), then the user is
  * marked verified and their other links end.
  */
-export async function verifyEmail(deps: ReadDeps, token: string): Promise<FullUserView> {
+export async function verifyEmail(deps: ReadDeps, token: string): Promise<UserRecord> {
   const { link, user } = await assertActiveLink(deps, token);
   await consumeLink(deps, link);
   const updated = await deps.users.update(user.id, { emailVerified: true });
   if (!updated) throw identityErrors.verificationNotFound();
   await deps.links.deleteAllOfUser(user.id);
-  return fullView(updated);
+  return updated;
 }

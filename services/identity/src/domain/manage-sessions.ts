@@ -1,13 +1,8 @@
 import type { Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
-import { endSessions, endSessionsOfUser, type SessionDeps } from './sessions';
-
-export interface SessionView {
-  id: string;
-  createdAt: Date;
-  lastUsedAt: Date;
-  userAgent: string | null;
-}
+import { assertSelfOrAdmin } from './access';
+import { getUser } from './user';
+import { endSessions, endSessionsOfUser, type SessionDeps, type SessionRecord } from './sessions';
 
 /** `DELETE /auth/session`: the session of the calling access token ends. */
 export async function logout(deps: Pick<SessionDeps, 'sessions' | 'revocations'>, caller: Principal): Promise<void> {
@@ -23,12 +18,10 @@ export async function listSessions(
   caller: Principal,
   userId: string,
   page: { page: number; limit: number },
-): Promise<{ rows: SessionView[]; count: number }> {
-  assertSelfOrAdmin(caller, userId);
-  const user = await deps.users.findById(userId);
-  if (!user) throw identityErrors.userNotFound();
-  const { rows, count } = await deps.sessions.listOfUser(userId, page, new Date(), user.credentialsEpoch);
-  return { rows: rows.map(({ id, createdAt, lastUsedAt, userAgent }) => ({ id, createdAt, lastUsedAt, userAgent })), count };
+): Promise<{ rows: SessionRecord[]; count: number }> {
+  assertSelfOrAdmin(caller, userId, identityErrors.notYourSessions);
+  const user = await getUser(deps, userId);
+  return deps.sessions.listOfUser(userId, page, new Date(), user.credentialsEpoch);
 }
 
 /** `DELETE /users/:id/sessions`: every session of the user ends; the user themself or an admin. */
@@ -37,12 +30,7 @@ export async function endAllSessions(
   caller: Principal,
   userId: string,
 ): Promise<void> {
-  assertSelfOrAdmin(caller, userId);
-  if (!(await deps.users.findById(userId))) throw identityErrors.userNotFound();
+  assertSelfOrAdmin(caller, userId, identityErrors.notYourSessions);
+  await getUser(deps, userId);
   await endSessionsOfUser(deps, userId);
-}
-
-function assertSelfOrAdmin(caller: Principal, userId: string): void {
-  if (caller.kind !== 'user') throw identityErrors.needsUser();
-  if (caller.id !== userId && caller.role !== 'admin') throw identityErrors.notYourSessions();
 }

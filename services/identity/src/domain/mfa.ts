@@ -3,9 +3,9 @@ import { hasSecondFactor, errors, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { confirmPassword, type CheckContext, type Credentials } from './authenticate';
 import type { IdentityDeps } from './identity-deps';
-import { endSessionsOfUser, openSession, type SignedIn } from './sessions';
+import { endSessionsOfUser, openSession, storedUserAgent, type SignedIn } from './sessions';
 import type { MfaCrypto, MfaFactorRecord } from './mfa-ports';
-import type { UserRecord } from './user';
+import { getUser, type UserRecord } from './user';
 
 export type MfaDeps = IdentityDeps & { mfaCrypto: MfaCrypto };
 
@@ -30,6 +30,11 @@ function newRecoveryCodes(): string[] {
   });
 }
 
+/** Recovery codes as stored: keyed hashes of their typed-in form. */
+function hashRecoveryCodes(deps: Pick<MfaDeps, 'mfaCrypto'>, codes: string[]): string[] {
+  return codes.map((code) => deps.mfaCrypto.hashRecoveryCode(normalizeRecoveryCode(code)));
+}
+
 /** Whether the user has MFA on (the sign-in rule; the repository is there with or without the key). */
 export async function isMfaOn(deps: Pick<IdentityDeps, 'mfa'>, userId: string): Promise<boolean> {
   return (await deps.mfa.find(userId))?.enabled === true;
@@ -45,7 +50,7 @@ export async function openSessionOrChallenge(deps: IdentityDeps, user: UserRecor
   await deps.mfa.insertChallenge(sha256(mfaToken), {
     userId: user.id,
     amr,
-    userAgent: userAgent?.slice(0, 256) || null,
+    userAgent: storedUserAgent(userAgent),
     expiresAt: new Date(Date.now() + CHALLENGE_TTL_MS),
   });
   throw errors.mfaRequired('This account has multi-factor sign-in on: send the mfaToken with a one-time code (or a recovery code) to POST /auth/mfa within 5 minutes.', mfaToken);
@@ -95,9 +100,7 @@ async function verifyProof(deps: MfaDeps, factor: MfaFactorRecord, proof: { code
 
 async function loadCaller(deps: IdentityDeps, caller: Principal): Promise<UserRecord> {
   if (caller.kind !== 'user') throw identityErrors.needsUser();
-  const user = await deps.users.findById(caller.id);
-  if (!user) throw identityErrors.userNotFound();
-  return user;
+  return getUser(deps, caller.id);
 }
 
 /** `POST /users/me/mfa/totp`: a new secret, pending until confirmed (a second call replaces it). */
@@ -116,7 +119,7 @@ export async function confirmTotpEnrolment(deps: MfaDeps, caller: Principal, cod
   if (factor.enabled) throw identityErrors.mfaAlreadyOn();
   await checkSecondFactor(deps, user, factor, { code }, context);
   const recoveryCodes = newRecoveryCodes();
-  const enabled = await deps.mfa.enable(user.id, factor.sealedSecret, recoveryCodes.map((c) => deps.mfaCrypto.hashRecoveryCode(normalizeRecoveryCode(c))));
+  const enabled = await deps.mfa.enable(user.id, factor.sealedSecret, hashRecoveryCodes(deps, recoveryCodes));
   if (!enabled) throw identityErrors.mfaNotPending();
   await touchUser(deps, user.id);
   return { recoveryCodes };
@@ -149,7 +152,7 @@ export async function regenerateRecoveryCodes(deps: MfaDeps, caller: Principal, 
   if (!factor?.enabled) throw identityErrors.mfaOff();
   await checkSecondFactor(deps, user, factor, { code }, context);
   const recoveryCodes = newRecoveryCodes();
-  await deps.mfa.replaceRecoveryCodes(user.id, recoveryCodes.map((c) => deps.mfaCrypto.hashRecoveryCode(normalizeRecoveryCode(c))));
+  await deps.mfa.replaceRecoveryCodes(user.id, hashRecoveryCodes(deps, recoveryCodes));
   return { recoveryCodes };
 }
 
@@ -174,8 +177,7 @@ export async function disableOwnMfa(
 export async function adminDisableMfa(deps: IdentityDeps, caller: Principal, userId: string): Promise<void> {
   // Holds even if an operator's ROUTE_POLICY opens the route.
   if (caller.kind !== 'user' || caller.role !== 'admin') throw identityErrors.notAdmin();
-  const user = await deps.users.findById(userId);
-  if (!user) throw identityErrors.userNotFound();
+  const user = await getUser(deps, userId);
   if (!(await deps.mfa.disable(user.id))) throw identityErrors.mfaOff();
   await endSessionsOfUser(deps, user.id);
   await touchUser(deps, user.id);

@@ -4,7 +4,7 @@ import { assertActiveLink, consumeLink, requestLink, type EmailedLinkDeps, type 
 import type { PasswordHasher } from './password-hasher.port';
 import { resetLink } from './reset-link';
 import { replaceCredentials, type SessionDeps } from './sessions';
-import { fullView, type FullUserView } from './user';
+import type { UserRecord } from './user';
 
 export const PASSWORD_RESET: LinkPurpose = { mailType: 'mail.password-reset', notFound: identityErrors.resetNotFound, bindsAddress: false };
 
@@ -47,7 +47,7 @@ export async function completePasswordReset(
   deps: Pick<PasswordResetDeps, 'purpose' | 'links' | 'users' | 'hasher' | 'sessions'>,
   token: string,
   password: string,
-): Promise<FullUserView> {
+): Promise<UserRecord> {
   const { link, user } = await assertActiveLink(deps, token);
   // Hashed before the token is spent: a failing hash leaves the user a working link.
   const passwordHash = await deps.hasher.hash(password);
@@ -58,5 +58,5 @@ export async function completePasswordReset(
     return deps.users.update(user.id, { passwordHash, credentialsEpoch, emailVerified: true, passwordProven: true });
   });
   if (!updated) throw identityErrors.resetNotFound();
-  return fullView(updated);
+  return updated;
 }

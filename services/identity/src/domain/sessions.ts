@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createSecretBox, type SecretBox } from '../crypto/secret-box';
 import { identityErrors } from '../errors';
 import type { TokenIssuer } from './token-issuer.port';
-import { fullView, type FullUserView, type UserRecord } from './user';
+import type { UserRecord } from './user';
 
 /** A session as the use cases and the listing see it. */
 export interface SessionRecord {
@@ -103,7 +103,7 @@ export interface SignedIn {
   token: string;
   refreshToken: string;
   expiresIn: number;
-  user: FullUserView;
+  user: UserRecord;
 }
 
 /** 256 bits from the CSPRNG, base64url: what the client holds. Only its SHA-256 is stored. */
@@ -116,7 +116,16 @@ export function hashRefreshToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-const USER_AGENT_MAX = 256;
+/** A new access token of the session, with the session's refresh token and its user. */
+function signedIn(deps: Pick<SessionDeps, 'tokens'>, user: UserRecord, session: SessionRecord, refreshToken: string): SignedIn {
+  const access = deps.tokens.issue(user, session);
+  return { token: access.token, refreshToken, expiresIn: access.expiresIn, user };
+}
+
+/** A client's User-Agent as a session (or a sign-in waiting for its second factor) keeps it: at most 256 characters. */
+export function storedUserAgent(userAgent: string | undefined): string | null {
+  return userAgent?.slice(0, 256) || null;
+}
 
 /** Opens a session for a user who just proved who they are: an access token and a refresh token. */
 export async function openSession(
@@ -135,15 +144,14 @@ export async function openSession(
       userId: user.id,
       createdAt: now,
       lastUsedAt: now,
-      userAgent: userAgent?.slice(0, USER_AGENT_MAX) || null,
+      userAgent: storedUserAgent(userAgent),
       expiresAt,
       credentialsEpoch: user.credentialsEpoch,
       amr,
     },
     { tokenHash: refresh.tokenHash, expiresAt },
   );
-  const access = deps.tokens.issue(user, session);
-  return { token: access.token, refreshToken: refresh.token, expiresIn: access.expiresIn, user: fullView(user) };
+  return signedIn(deps, user, session, refresh.token);
 }
 
 /** How long a refresh waits for a concurrent one (the winner) to hand out the next token. */
@@ -190,8 +198,7 @@ export async function refreshSession(deps: SessionDeps, refreshToken: string): P
     tokenHash,
     graceMs > 0 ? { sealed: successorBox(refreshToken).seal(next.token, tokenHash), until: new Date(Date.now() + graceMs) } : undefined,
   );
-  const access = deps.tokens.issue(user, session);
-  return { token: access.token, refreshToken: next.token, expiresIn: access.expiresIn, user: fullView(user) };
+  return signedIn(deps, user, session, next.token);
 }
 
 /** A used refresh token again: within the grace, the first answer's refresh token and a new access token; after it, theft. */
@@ -206,12 +213,13 @@ async function retryRefresh(deps: SessionDeps, refreshToken: string, stored: Ref
   }
   const now = new Date();
   const successor =
-    use?.done && use.sealedSuccessor && use.successorUntil && use.successorUntil > now ? successorBox(refreshToken).open(use.sealedSuccessor, tokenHash) : null;
+    use?.done && use.sealedSuccessor && use.successorUntil && use.successorUntil > now
+      ? successorBox(refreshToken).open(use.sealedSuccessor, tokenHash)
+      : null;
   if (successor !== null) {
     const [session, user] = await Promise.all([deps.sessions.findSession(stored.sessionId, now), deps.users.findById(stored.userId)]);
     if (!session || !user || session.credentialsEpoch < user.credentialsEpoch) throw identityErrors.refreshTokenInvalid();
-    const access = deps.tokens.issue(user, session);
-    return { token: access.token, refreshToken: successor, expiresIn: access.expiresIn, user: fullView(user) };
+    return signedIn(deps, user, session, successor);
   }
   // Still unfinished (no grace to answer from, or a winner that never finished in time): refused, no theft signal.
   if (use && !use.done && Date.now() - use.usedAt.getTime() < CLAIM_STALE_MS) throw identityErrors.refreshTokenInvalid();

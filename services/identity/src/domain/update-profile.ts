@@ -3,8 +3,8 @@ import { assertIfMatch } from '@restgate/shared/http';
 import { identityErrors } from '../errors';
 import { assertSelfOrAdmin } from './access';
 import type { IdentityDeps } from './identity-deps';
-import { userTag, type Tagged } from './get-user';
-import { fullView, type FullUserView } from './user';
+import { userTag } from './get-user';
+import { getUser, type UserRecord } from './user';
 
 export interface ProfileChanges {
   name?: string;
@@ -21,15 +21,14 @@ export async function updateProfile(
   id: string,
   changes: ProfileChanges,
   ifMatch?: string,
-): Promise<Tagged<FullUserView>> {
+): Promise<UserRecord> {
   assertSelfOrAdmin(caller, id);
   const set: ProfileChanges = {};
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.picture !== undefined) set.picture = changes.picture;
   let version: number | undefined;
   if (ifMatch !== undefined) {
-    const current = await deps.users.findById(id);
-    if (!current) throw identityErrors.userNotFound();
+    const current = await getUser(deps, id);
     assertIfMatch(ifMatch, userTag(current));
     version = current.version ?? 0;
   }
@@ -39,5 +38,5 @@ export async function updateProfile(
     if (version !== undefined && (await deps.users.findById(id))) throw errors.preconditionFailed();
     throw identityErrors.userNotFound();
   }
-  return { view: fullView(user), etag: userTag(user) };
+  return user;
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { identityErrors } from '../errors';
 
 export type Role = 'user' | 'admin';
 
@@ -30,34 +31,11 @@ export interface UserRecord {
   version?: number;
 }
 
-export interface PublicUserView {
-  id: string;
-  name: string;
-  picture: string;
-}
-
-export interface FullUserView extends PublicUserView {
-  email: string;
-  role: Role;
-  emailVerified: boolean;
-  createdAt: string;
-}
-
-export function publicView(user: Pick<UserRecord, 'id' | 'name' | 'picture'>): PublicUserView {
-  return { id: user.id, name: user.name, picture: user.picture };
-}
-
-/** Everything but the password and what is known of it, which never leave the service. */
-export function fullView(user: Omit<UserRecord, 'passwordHash' | 'passwordProven'>): FullUserView {
-  return {
-    id: user.id,
-    name: user.name,
-    picture: user.picture,
-    email: user.email,
-    role: user.role,
-    emailVerified: user.emailVerified,
-    createdAt: user.createdAt.toISOString(),
-  };
+/** The user, or the 404 `user_not_found` (also for a malformed id). */
+export async function getUser(deps: { users: { findById(id: string): Promise<UserRecord | null> } }, id: string): Promise<UserRecord> {
+  const user = await deps.users.findById(id);
+  if (!user) throw identityErrors.userNotFound();
+  return user;
 }
 
 /**

@@ -5,14 +5,17 @@ import { logout } from '../domain/manage-sessions';
 import { refreshSession } from '../domain/sessions';
 import { signIn } from '../domain/sign-in';
 import { parseBasicCredentials } from './basic-credentials';
+import { signedInView } from './user.views';
 
 export function authRoutes(deps: IdentityDeps, api: typeof authApi): RouteDef[] {
   return bindRoutes(api, {
     signIn: async ({ headers, clientAddress, signal }) => ({
       status: 201,
-      body: await signIn(deps, parseBasicCredentials(headers.authorization), { clientAddress, signal, userAgent: headers['user-agent'] }),
+      body: signedInView(
+        await signIn(deps, parseBasicCredentials(headers.authorization), { clientAddress, signal, userAgent: headers['user-agent'] }),
+      ),
     }),
-    refreshSession: async ({ body }) => ({ status: 201, body: await refreshSession(deps, body.refreshToken) }),
+    refreshSession: async ({ body }) => ({ status: 201, body: signedInView(await refreshSession(deps, body.refreshToken)) }),
     logout: async ({ principal }) => {
       await logout(deps, principal);
       return { status: 204 };

@@ -4,6 +4,7 @@ import { requestEmailVerification, verifyEmail, type EmailVerificationDeps } fro
 import { openLink } from '../domain/emailed-link';
 import { verificationDeadLinkPage, verificationDonePage, verificationFormPage } from './email-verification.pages';
 import { htmlPage, linkPage, showLink } from './link-page';
+import { fullView } from './user.views';
 
 /** One body for every accepted request, registered e-mail or not. */
 const ACCEPTED = {
@@ -28,6 +29,6 @@ export function emailVerificationRoutes(deps: EmailVerificationDeps, api: Return
       ),
     submitEmailVerificationForm: async ({ params }) =>
       page(async () => verificationDonePage((await verifyEmail(deps, params.token)).email)),
-    verifyEmail: async ({ params }) => ({ status: 200, body: await verifyEmail(deps, params.token) }),
+    verifyEmail: async ({ params }) => ({ status: 200, body: fullView(await verifyEmail(deps, params.token)) }),
   });
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { isAppError } from '@restgate/shared';
 import type { RouteResult } from '@restgate/shared/http';
 import type { UserRecord } from '../domain/user';
+import { linkUserView } from './user.views';
 
 /**
  * The pages an e-mailed link opens (a password reset, an e-mail verification): plain HTML, no
@@ -104,8 +105,7 @@ export async function showLink(
   showPage: () => Promise<RouteResult>,
 ): Promise<RouteResult> {
   if (prefersHtml(accept)) return showPage();
-  const { id, name, picture, email } = await open();
-  return { status: 200, body: { user: { id, name, picture, email } }, headers: { Vary: 'Accept' } };
+  return { status: 200, body: { user: linkUserView(await open()) }, headers: { Vary: 'Accept' } };
 }
 
 /**

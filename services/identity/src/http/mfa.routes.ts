@@ -11,6 +11,7 @@ import {
 } from '../domain/mfa';
 import { parseBasicCredentials } from './basic-credentials';
 import { resolveUserId } from './user-id';
+import { signedInView } from './user.views';
 
 /**
  * The MFA routes (src/api.ts `mfaApi`). Without MFA_ENCRYPTION_KEY only the admin's switch-off is
@@ -27,7 +28,7 @@ export function mfaRoutes(deps: IdentityDeps, api: ReturnType<typeof mfaApi>): R
   return bindRoutes(api, {
     completeMfaSignIn: async ({ body, clientAddress, signal }) => ({
       status: 201,
-      body: await completeMfaSignIn(mfa, body, { clientAddress, signal }),
+      body: signedInView(await completeMfaSignIn(mfa, body, { clientAddress, signal })),
     }),
     startTotpEnrolment: async ({ principal }) => ({ status: 201, body: await startTotpEnrolment(mfa, principal) }),
     confirmTotpEnrolment: async ({ principal, body, clientAddress }) => ({

@@ -5,6 +5,7 @@ import { openLink } from '../domain/emailed-link';
 import { completePasswordReset, requestPasswordReset, type PasswordResetDeps } from '../domain/password-reset';
 import { htmlPage, linkPage, showLink } from './link-page';
 import { resetDeadLinkPage, resetDonePage, resetFormPage } from './password-reset.pages';
+import { fullView } from './user.views';
 
 /** One body for every accepted request, registered e-mail or not. */
 const ACCEPTED = { status: 'accepted', message: 'If the e-mail is registered, a link to reset the password is on its way to it.' } as const;
@@ -48,7 +49,7 @@ export function passwordResetRoutes(
       }),
     completePasswordReset: async ({ params, body }) => ({
       status: 200,
-      body: await completePasswordReset(deps, params.token, body.password),
+      body: fullView(await completePasswordReset(deps, params.token, body.password)),
     }),
   });
 }

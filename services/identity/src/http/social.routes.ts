@@ -5,6 +5,7 @@ import { socialSignIn } from '../domain/social-sign-in';
 import type { SocialLogin } from '../domain/social/social-login';
 import type { SocialProviderName } from '../domain/social/social-provider';
 import { readProviderToken } from './provider-token';
+import { signedInView } from './user.views';
 
 type TokenInput = { access_token?: string | string[] };
 
@@ -16,7 +17,7 @@ export function socialRoutes(deps: IdentityDeps, social: SocialLogin | undefined
     async ({ body, query, headers }: RouteInput<TokenInput, TokenInput>) => {
       const provider = social.providers.find((p) => p.name === name)!;
       const token = readProviderToken({ body: body.access_token, query: query.access_token, authorization: headers.authorization });
-      return { status: 201, body: await socialSignIn(deps, provider, token, social.timeoutMs, headers['user-agent']) };
+      return { status: 201, body: signedInView(await socialSignIn(deps, provider, token, social.timeoutMs, headers['user-agent'])) };
     };
   const enabled = new Set(social.providers.map((p) => `/auth/${p.name}`));
   return bindRoutes(api, {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isDuplicateKeyError } from '@restgate/shared/data';
+import { writeUnique } from '@restgate/shared/data';
 import type { Db } from 'mongodb';
 import type { ClaimResult, DeliveryLog, SentMail } from '../domain/mail.model';
 
@@ -42,22 +42,18 @@ export function createDeliveryRepository(db: Db): DeliveryLog & { find(id: strin
       const now = new Date();
       const token = randomUUID();
       const leaseUntil = new Date(now.getTime() + leaseMs);
-      try {
-        await collection.insertOne({
-          _id: id,
-          type,
-          requestId,
-          status: 'sending',
-          claimToken: token,
-          leaseUntil,
-          sends: 1,
-          createdAt: now,
-          updatedAt: now,
-        });
-        return { outcome: 'claimed', token };
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
+      const first: DeliveryDoc = {
+        _id: id,
+        type,
+        requestId,
+        status: 'sending',
+        claimToken: token,
+        leaseUntil,
+        sends: 1,
+        createdAt: now,
+        updatedAt: now,
+      };
+      if (await writeUnique(() => collection.insertOne(first))) return { outcome: 'claimed', token };
       // Seen before: take it over only if the last send failed or its sender's lease ran out, by
       // inserting the claim `<id>:<sends>`: a conditional update would be read-modify-write on
       // FerretDB, and two mailers could both take the message over and both send it.
@@ -65,12 +61,8 @@ export function createDeliveryRepository(db: Db): DeliveryLog & { find(id: strin
       if (current?.status === 'sent') return { outcome: 'sent' };
       const free = current && (current.status === 'failed' || (current.leaseUntil !== undefined && current.leaseUntil <= now));
       if (!free) return { outcome: 'busy' };
-      try {
-        await claims.insertOne({ _id: `${id}:${current.sends}`, token, createdAt: now });
-      } catch (err) {
-        if (isDuplicateKeyError(err)) return { outcome: 'busy' };
-        throw err;
-      }
+      if (!(await writeUnique(() => claims.insertOne({ _id: `${id}:${current.sends}`, token, createdAt: now }))))
+        return { outcome: 'busy' };
       // Only the claim's winner writes here; the filter drops a claim made on a stale read.
       const taken = await collection.updateOne(
         { _id: id, sends: current.sends, status: current.status },

@@ -6,19 +6,13 @@ import { identityErrorCatalogue as E } from '../../errors';
  * None carries the provider's token, its URL or the provider's own message.
  */
 export const socialErrors = {
-  credentialMissing(): AppError {
-    return errors.unauthorized("Send the provider's access token as access_token (query or body) or as Authorization: Bearer.", false);
-  },
-  credentialMalformed(): AppError {
-    return errors.unauthorized('The access token is malformed.', true);
-  },
-  tokenRejected(label: string): AppError {
-    return problem(E.provider_token_rejected, { detail: `${label} did not accept the access token.` });
-  },
+  credentialMissing: (): AppError =>
+    errors.unauthorized("Send the provider's access token as access_token (query or body) or as Authorization: Bearer.", false),
+  credentialMalformed: (): AppError => errors.unauthorized('The access token is malformed.', true),
+  tokenRejected: (label: string): AppError => problem(E.provider_token_rejected, { detail: `${label} did not accept the access token.` }),
   /** The token is valid, but for another app: accepting it would let any app's token sign in. */
-  tokenForAnotherApp(label: string): AppError {
-    return problem(E.provider_token_wrong_app, { detail: `The ${label} access token was not issued to this application.` });
-  },
+  tokenForAnotherApp: (label: string): AppError =>
+    problem(E.provider_token_wrong_app, { detail: `The ${label} access token was not issued to this application.` }),
   unreachable(label: string, reason: string): AppError {
     return problem(E.provider_unreachable, {
       detail: `${label} could not be reached. Try again shortly.`,
@@ -26,28 +20,24 @@ export const socialErrors = {
       cause: new Error(`${label}: ${reason}`),
     });
   },
-  failed(label: string, reason: string): AppError {
-    return problem(E.provider_failed, {
+  failed: (label: string, reason: string): AppError =>
+    problem(E.provider_failed, {
       detail: `${label} did not answer as expected. Try again shortly.`,
       cause: new Error(`${label}: ${reason}`),
-    });
-  },
-  timeout(label: string): AppError {
-    return problem(E.provider_timeout, {
+    }),
+  timeout: (label: string): AppError =>
+    problem(E.provider_timeout, {
       detail: `${label} did not answer in time. Try again shortly.`,
       cause: new Error(`${label}: no answer before the deadline (SOCIAL_TIMEOUT_MS)`),
-    });
-  },
-  emailMissing(label: string): AppError {
-    return problem(E.provider_email_missing, {
+    }),
+  emailMissing: (label: string): AppError =>
+    problem(E.provider_email_missing, {
       detail: `${label} did not share a usable e-mail address for this account, and an account needs one. Allow access to your e-mail address (or add one to your ${label} account) and try again.`,
-    });
-  },
-  emailUnverified(label: string): AppError {
-    return problem(E.provider_email_unverified, {
+    }),
+  emailUnverified: (label: string): AppError =>
+    problem(E.provider_email_unverified, {
       detail: `${label} does not say that this account's e-mail address is verified, so it can neither be linked to an account nor start one. Verify the address with ${label} and try again.`,
-    });
-  },
+    }),
   /**
    * The account with this e-mail never proved that it owns the address: whoever signed it up may
    * not be the address's owner, and linking would hand the provider's user an account someone
@@ -73,11 +63,6 @@ export const socialErrors = {
       E.account_password_unproven,
     );
   },
-  alreadyLinked(label: string): AppError {
-    return errors.conflict(
-      'email',
-      `The account with this e-mail is already linked to another ${label} identity.`,
-      E.provider_already_linked,
-    );
-  },
+  alreadyLinked: (label: string): AppError =>
+    errors.conflict('email', `The account with this e-mail is already linked to another ${label} identity.`, E.provider_already_linked),
 };
