@@ -114,7 +114,10 @@ export function createApp({
       )
     : undefined;
   const trust = trustedProxies(config.TRUSTED_PROXIES);
-  const clientAddress = (req: IncomingMessage) => proxyaddr(req, trust);
+  // With no proxy trusted, proxy-addr's answer is the socket's address: X-Forwarded-For is not read.
+  const clientAddress = trust
+    ? (req: IncomingMessage) => proxyaddr(req, trust)
+    : (req: IncomingMessage) => req.socket.remoteAddress as string;
   const bodyOf = readBody(config.BODY_LIMIT);
   const proxies = createUpstreamProxies(upstreams, agents);
   // The services' own secret path parameters (a reset token in the path), hidden here as there.
@@ -377,13 +380,13 @@ export function asListener(app: FastifyInstance, logger: Logger): GatewayApp {
   };
 }
 
-/** TRUSTED_PROXIES compiled as Express would compile it for `trust proxy`: none when empty. */
-function trustedProxies(spec: string): (address: string, hop: number) => boolean {
+/** TRUSTED_PROXIES compiled as Express would compile it for `trust proxy`; undefined when empty (none trusted). */
+function trustedProxies(spec: string): ((address: string, hop: number) => boolean) | undefined {
   const list = spec
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean);
-  return list.length > 0 ? proxyaddr.compile(list) : () => false;
+  return list.length > 0 ? proxyaddr.compile(list) : undefined;
 }
 
 function assertLoaded(revocations: RevocationList): void {

@@ -1,7 +1,11 @@
 export const ACCESS_TOKEN = 'access_token';
 
-/** Decodes one `application/x-www-form-urlencoded` component the way URLSearchParams does. */
+/**
+ * Decodes one `application/x-www-form-urlencoded` component the way URLSearchParams does. Only
+ * `+` and `%` escapes change anything: without them the component is its own decoding.
+ */
 function decodeComponent(component: string): string {
+  if (!component.includes('%') && !component.includes('+')) return component;
   return new URLSearchParams(`x=${component}`).get('x') ?? '';
 }
 
@@ -11,6 +15,7 @@ function decodeComponent(component: string): string {
  * Works on the encoded text, so nothing but the removed pairs is ever re-encoded.
  */
 export function takeAccessTokens(encoded: string): { tokens: string[]; rest: string } {
+  if (encoded === '') return { tokens: [], rest: '' };
   const tokens: string[] = [];
   const kept: string[] = [];
   for (const pair of encoded.split('&')) {

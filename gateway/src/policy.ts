@@ -74,31 +74,63 @@ export function createPolicyLookup(table: readonly PolicyRow[]): PolicyLookup {
     .map((row, index) => ({
       row,
       index,
+      method: row.method.toUpperCase(),
       // decode: false — the gateway needs no parameter values, and a bad %-escape must not throw.
       test: match(row.path, { decode: false }),
       params: (row.path.match(/[:*]/g) ?? []).length,
+      first: literalFirstSegment(row.path),
     }))
     .sort((a, b) => a.params - b.params || a.index - b.index);
+  type Compiled = (typeof compiled)[number];
+
+  // The rows of each pattern (all its methods), worked out once.
+  const samePattern = new Map<Compiled, Compiled[]>(compiled.map((c) => [c, compiled.filter((other) => other.row.path === c.row.path)]));
+  // A pattern whose first segment is literal matches only a path with that first segment (in
+  // any ASCII case, as its regular expression): each first segment tests its own patterns and
+  // those without a literal one, in the table's order.
+  const anywhere = compiled.filter((c) => c.first === undefined);
+  const byFirst = new Map<string, Compiled[]>();
+  for (const first of new Set(compiled.flatMap((c) => c.first ?? []))) {
+    byFirst.set(
+      first,
+      compiled.filter((c) => c.first === undefined || c.first === first),
+    );
+  }
 
   // The 404 names the path the client sent, with any token in it hidden as the access log hides it.
   const shown = urlRedactor(table.flatMap((row) => (row.spec ? [row.spec] : [])));
 
   /** The rows of the best-matching pattern (all its methods), or none. */
-  const candidatesFor = (path: string) => {
-    const first = compiled.find((c) => c.test(path) !== false);
-    return first ? compiled.filter((c) => c.row.path === first.row.path) : [];
+  const candidatesFor = (path: string): readonly Compiled[] => {
+    const first = (byFirst.get(firstSegment(path)) ?? anywhere).find((c) => c.test(path) !== false);
+    return first ? samePattern.get(first)! : [];
   };
 
   return {
     find(method, path) {
       const wanted = method === 'HEAD' ? 'GET' : method.toUpperCase();
-      return candidatesFor(path).find((c) => c.row.method.toUpperCase() === wanted)?.row;
+      return candidatesFor(path).find((c) => c.method === wanted)?.row;
     },
     refusal(method, path) {
       const candidates = candidatesFor(path);
       if (candidates.length === 0) return errors.routeNotFound(method, shown(path));
-      const allowed = [...new Set(candidates.map((c) => c.row.method.toUpperCase()))];
+      const allowed = [...new Set(candidates.map((c) => c.method))];
       return errors.methodNotAllowed(method, allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed);
     },
   };
+}
+
+/** The first segment of a request path, lower-cased: what the table's patterns are grouped by. */
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return (end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase();
+}
+
+/**
+ * A pattern's first segment, lower-cased, when it is plain text (no parameter, wildcard, group
+ * or escape of path-to-regexp): only a path with that same first segment can match the pattern.
+ */
+function literalFirstSegment(pattern: string): string | undefined {
+  const literal = /^\/([A-Za-z0-9_.~-]+)(?:\/|$)/.exec(pattern);
+  return literal ? literal[1]!.toLowerCase() : undefined;
 }

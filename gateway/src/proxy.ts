@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { FastifyReply } from 'fastify';
 import { Pool, errors as undiciErrors } from 'undici';
 import { errors, type ReadinessCheck } from '@restgate/shared';
@@ -70,7 +71,22 @@ const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'E
 /** The connection broke before the answer's headers: the service may have acted on the request. */
 const CONNECTION_LOST = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
-type PoolRequest = Parameters<Pool['request']>[0] & { signal: AbortSignal };
+/**
+ * The client's leaving, as undici's `signal` takes it besides an AbortSignal: an EventEmitter
+ * with `aborted`, which `abort` sets and announces once. Made per proxied request, where an
+ * AbortController would add an EventTarget and its listener bookkeeping to every one.
+ */
+export class ClientLeft extends EventEmitter {
+  aborted = false;
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit('abort');
+  }
+}
+
+type PoolRequest = Parameters<Pool['request']>[0] & { signal: AbortSignal | ClientLeft };
 
 /** Whether the request may go again after `err`: see createUpstreamProxies. */
 export function mayRetry(method: string, err: unknown): boolean {
@@ -121,7 +137,8 @@ export function createUpstreamProxies(urls: UpstreamUrls, agents: UpstreamAgents
     const prefix = new URL(target).pathname.replace(/\/$/, '');
     proxies[name] = async (upstream, reply) => {
       const res = reply.raw;
-      const left = new AbortController();
+      const left = new ClientLeft();
+      // After the answer is complete, its close is no one leaving.
       const onClose = () => {
         if (!res.writableFinished) left.abort();
       };
@@ -132,7 +149,7 @@ export function createUpstreamProxies(urls: UpstreamUrls, agents: UpstreamAgents
         path: prefix + upstream.url,
         headers: upstream.headers as Record<string, string | string[]>,
         body: upstream.body ?? null,
-        signal: left.signal,
+        signal: left,
       };
       let answer: Awaited<ReturnType<Pool['request']>>;
       try {
@@ -144,7 +161,7 @@ export function createUpstreamProxies(urls: UpstreamUrls, agents: UpstreamAgents
         );
       } catch (err) {
         res.removeListener('close', onClose);
-        if (left.signal.aborted) {
+        if (left.aborted) {
           reply.hijack(); // the client left: no one to answer
           return reply;
         }
@@ -154,7 +171,6 @@ export function createUpstreamProxies(urls: UpstreamUrls, agents: UpstreamAgents
         throw timedOut ? errors.gatewayTimeout() : errors.badGateway();
       }
       // Past this point the close ends the body's stream too (undici destroys it on abort).
-      res.once('finish', () => res.removeListener('close', onClose));
       const headers: Record<string, string | string[]> = {};
       for (const [key, value] of Object.entries(answer.headers)) {
         if (value !== undefined && !NOT_FORWARDED.has(key)) headers[key] = value;

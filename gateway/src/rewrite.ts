@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { signPrincipal } from '@restgate/shared';
 import { CLIENT_ADDRESS_HEADER, signClientAddress } from '@restgate/shared/http';
 import type { Admission } from './decide';
-import { rewriteForwardHeaders } from './forward-headers';
+import { forwardHeaders } from './forward-headers';
 
 /** The request the gateway sends to the service. */
 export interface UpstreamRequest {
@@ -34,8 +34,7 @@ export function rewriteForUpstream(
   admission: Admission,
   context: RewriteContext,
 ): UpstreamRequest {
-  const forwarded: IncomingHttpHeaders = { ...headers };
-  rewriteForwardHeaders(forwarded, {
+  const forwarded = forwardHeaders(headers, {
     principal: signPrincipal(admission.principal, context.secret, method, path),
     requestId: context.requestId,
     keepAuthorization: admission.keepAuthorization,

@@ -8,6 +8,8 @@ describe('takeAccessTokens', () => {
 
   test('decodes the name and value as a form parser would', () => {
     expect(takeAccessTokens('access%5Ftoken=a%2Bb+c')).toEqual({ tokens: ['a+b c'], rest: '' });
+    expect(takeAccessTokens('access_token=a+b')).toEqual({ tokens: ['a b'], rest: '' });
+    expect(takeAccessTokens('access_token=tok-é_1.~')).toEqual({ tokens: ['tok-é_1.~'], rest: '' });
   });
 
   test('returns every occurrence, empty ones and a bare name included', () => {

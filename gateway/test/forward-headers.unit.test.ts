@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { rewriteForwardHeaders } from '../src/forward-headers';
+import { forwardHeaders } from '../src/forward-headers';
 
 const base = { principal: 'signed', requestId: 'req-1', keepAuthorization: false };
 
-describe('rewriteForwardHeaders', () => {
+describe('forwardHeaders', () => {
   test('drops identity, hop-by-hop and forwarding headers, and sets the gateway own ones', () => {
     const headers: IncomingHttpHeaders = {
       host: 'api.example',
@@ -24,9 +24,9 @@ describe('rewriteForwardHeaders', () => {
       accept: 'application/json',
     };
 
-    rewriteForwardHeaders(headers, { ...base, contentLength: 12, clientAddress: '127.0.0.1' });
+    const forwarded = forwardHeaders(headers, { ...base, contentLength: 12, clientAddress: '127.0.0.1' });
 
-    expect(headers).toEqual({
+    expect(forwarded).toEqual({
       host: 'api.example',
       'content-type': 'application/json',
       'content-length': '12',
@@ -35,6 +35,8 @@ describe('rewriteForwardHeaders', () => {
       'x-request-id': 'req-1',
       accept: 'application/json',
     });
+    expect(headers['x-restgate-principal']).toBe('forged');
+    expect(headers.authorization).toBe('Bearer t');
   });
 
   test('keeps Authorization when asked, and never drops end-to-end headers a client lists in Connection', () => {
@@ -45,9 +47,9 @@ describe('rewriteForwardHeaders', () => {
       'content-type': 'application/json',
     };
 
-    rewriteForwardHeaders(headers, { ...base, keepAuthorization: true });
+    const forwarded = forwardHeaders(headers, { ...base, keepAuthorization: true });
 
-    expect(headers).toMatchObject({ host: 'h', authorization: 'Basic x', 'content-type': 'application/json' });
-    expect(headers.connection).toBeUndefined();
+    expect(forwarded).toMatchObject({ host: 'h', authorization: 'Basic x', 'content-type': 'application/json' });
+    expect(forwarded.connection).toBeUndefined();
   });
 });

@@ -103,6 +103,21 @@ describe('createPolicyLookup', () => {
     expect(createPolicyMatcher(rows)('DELETE', '/things/other').level).toBe('admin');
   });
 
+  test('a pattern whose first segment is a parameter is tried for every first segment, in the table order', () => {
+    const rows: PolicyRow[] = [
+      { method: 'get', path: '/:tenant/things', level: 'public', upstream: 'articles' },
+      { method: 'get', path: '/shop/:id', level: 'admin', upstream: 'articles' },
+      { method: 'get', path: '/shop/things/mine', level: 'user', upstream: 'articles' },
+    ];
+    const match = createPolicyMatcher(rows);
+
+    expect(match('GET', '/acme/things').level).toBe('public');
+    expect(match('GET', '/shop/things').level).toBe('public');
+    expect(match('GET', '/SHOP/other').level).toBe('admin');
+    expect(match('GET', '/Shop/Things/Mine').level).toBe('user');
+    expect(thrown(() => match('GET', '/acme/other'))).toMatchObject({ status: 404 });
+  });
+
   test('matches the way Express 5 does: a trailing slash and another case are the same route', () => {
     expect(matchRoute('GET', '/articles/').path).toBe('/articles');
     expect(matchRoute('GET', '/Articles').path).toBe('/articles');

@@ -32,7 +32,24 @@ export function createLogger(options: { name: string; level?: string }): Logger 
     level: options.level ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: { service: options.name },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTimeByMillisecond(),
     formatters: { level: (label) => ({ level: label }) },
   });
+}
+
+/**
+ * pino's `isoTime`, to the same text, formatted once per millisecond: under load several lines
+ * fall in the same one (a proxied request's access line is written on every request).
+ */
+function isoTimeByMillisecond(): () => string {
+  let at = Number.NaN;
+  let text = '';
+  return () => {
+    const now = Date.now();
+    if (now !== at) {
+      at = now;
+      text = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return text;
+  };
 }
