@@ -195,6 +195,8 @@ async function rabbitEnv({ base, nodeDir, node, port, credentials }) {
     RABBITMQ_CONFIG_FILE: path.join(nodeDir, 'rabbitmq.conf'),
     RABBITMQ_ADVANCED_CONFIG_FILE: path.join(nodeDir, 'advanced.config'),
     RABBITMQ_ENABLED_PLUGINS_FILE: pluginsFile,
+    // Idle schedulers sleep instead of spinning: the broker shares two cores with the stack and its tests.
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '+sbwt none +sbwtdcpu none +sbwtdio none',
   };
 }
 

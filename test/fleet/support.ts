@@ -317,6 +317,9 @@ export async function accounts(count: number): Promise<Account[]> {
 
 // --- the load --------------------------------------------------------------------------------
 
+/** The content of every article the load creates, by which they are removed again. */
+const LOAD_CONTENT = 'created by the fleet load';
+
 export type Kind = 'read' | 'list' | 'create' | 'sign-in' | 'refresh' | 'reset';
 const IDEMPOTENT: Record<Kind, boolean> = { read: true, list: true, create: false, 'sign-in': false, refresh: false, reset: false };
 /** Shares of the mix, per 20 requests. */
@@ -454,7 +457,7 @@ export function startLoad({ rate = LOAD_RATE, accounts: pool, resetAddresses = [
           check(kind, await call('GET', '/articles?limit=5'), [200]);
           return;
         case 'create': {
-          const answer = await call('POST', '/articles', { bearer: account.token, form: { title: `load ${tick}`, content: 'fleet' } });
+          const answer = await call('POST', '/articles', { bearer: account.token, form: { title: `load ${tick}`, content: LOAD_CONTENT } });
           if (check(kind, answer, [201])) articles.push(answer.body.id);
           return;
         }
@@ -529,6 +532,27 @@ export function startLoad({ rate = LOAD_RATE, accounts: pool, resetAddresses = [
 export type Load = ReturnType<typeof startLoad>;
 
 /**
+ * Removes the articles earlier loads created (their content is `LOAD_CONTENT`), so that every
+ * scenario starts from the same data. The MongoDB stand-in (FerretDB) counts and sorts a listing in
+ * its own memory, at a cost that grows with the collection: left to grow over six scenarios, the
+ * load's listings would end up measuring the stand-in, not the fleet. It runs inside an articles
+ * replica, with that service's driver and database settings.
+ */
+export async function removeLoadArticles(): Promise<number> {
+  const [container] = await containersOf('articles');
+  if (!container) throw new Error('no running articles replica to remove the load\'s articles through');
+  const script = `
+    const { MongoClient } = require('mongodb');
+    const client = new MongoClient(process.env.MONGODB_URL);
+    client.db(process.env.MONGODB_DB || 'articles').collection('articles').deleteMany({ content: ${JSON.stringify(LOAD_CONTENT)} })
+      .then((r) => console.log(r.deletedCount), (e) => { console.error(e.message); process.exitCode = 1; })
+      .finally(() => client.close());`;
+  const removed = Number((await docker(['exec', container, 'node', '-e', script])).trim());
+  if (!Number.isInteger(removed)) throw new Error('removing the load\'s articles: no count came back');
+  return removed;
+}
+
+/**
  * Runs `during` under the load, with 5 s of it before and after; stops the load whatever happens,
  * prints its counts, and returns its report with what `during` returned.
  */
@@ -537,6 +561,8 @@ export async function underLoad<T>(
   options: LoadOptions,
   during: (load: Load) => Promise<T>,
 ): Promise<{ report: LoadReport; result: T }> {
+  const removed = await removeLoadArticles();
+  if (removed > 0) process.stdout.write(`[fleet] ${name}: first removed the ${removed} articles earlier loads created\n`);
   const load = startLoad(options);
   let result: T;
   try {
