@@ -166,6 +166,9 @@ async function removeStack(stackName, log) {
       await exec('docker', ['network', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${stackName}`], { timeoutMs: 30_000 })
     ).trim();
     if (!left && !nets) break;
+    // `stack rm` gives up on a network a task still held at that moment: once the containers are
+    // gone, remove it again.
+    if (!left) await exec('docker', ['network', 'rm', ...nets.split('\n')], { timeoutMs: 30_000 }).catch(() => undefined);
     if (Date.now() > deadline) {
       log('the stack was still stopping after two minutes');
       break;
