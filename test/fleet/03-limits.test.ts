@@ -37,14 +37,20 @@ afterAll(async () => {
   await fleetSettled();
 });
 
-/** Sends `count` requests one after another, to the gateway replicas in turn; their statuses and the replica each went to. */
+/**
+ * Sends `count` requests one after another, to the gateway replicas in turn: how many replicas,
+ * each answer's status, and when each request was sent (ms from the first).
+ */
 function roundRobin(count: number, request: { method: string; path: string; headers: Record<string, string>; body?: string }) {
-  return probe<{ replicas: number; statuses: number[] }>(`
+  return probe<{ replicas: number; statuses: number[]; sentAt: number[] }>(`
     const dns = require('node:dns').promises;
     (async () => {
       const replicas = (await dns.resolve4('tasks.gateway')).sort();
       const statuses = [];
+      const sentAt = [];
+      const start = performance.now();
       for (let i = 0; i < ${count}; i++) {
+        sentAt.push(Math.round(performance.now() - start));
         const r = await fetch('http://' + replicas[i % replicas.length] + ':9000' + ${JSON.stringify(request.path)}, {
           method: ${JSON.stringify(request.method)}, headers: ${JSON.stringify(request.headers)}, body: ${JSON.stringify(request.body ?? null)},
           signal: AbortSignal.timeout(10000),
@@ -52,7 +58,7 @@ function roundRobin(count: number, request: { method: string; path: string; head
         await r.arrayBuffer();
         statuses.push(r.status);
       }
-      console.log(JSON.stringify({ replicas: replicas.length, statuses }));
+      console.log(JSON.stringify({ replicas: replicas.length, statuses, sentAt }));
     })();`);
 }
 
@@ -70,18 +76,33 @@ test('the credential ceiling refuses the same request number whichever replica e
   expect(statuses).toEqual([...Array<number>(CREDENTIALS).fill(201), ...Array<number>(4).fill(429)]);
 });
 
+/** The most requests sent within any `ms` (the first of them included). */
+function mostWithin(sentAt: number[], ms: number): number {
+  let most = 0;
+  for (let i = 0, first = 0; i < sentAt.length; i++) {
+    while (sentAt[i]! - sentAt[first]! >= ms) first++;
+    most = Math.max(most, i - first + 1);
+  }
+  return most;
+}
+
 test('the all-routes ceiling refuses past its number, counted across replicas', async () => {
-  const { replicas, statuses } = await roundRobin(ALL + 10, { method: 'GET', path: '/articles?limit=1', headers: {} });
+  const { replicas, statuses, sentAt } = await roundRobin(ALL + 60, { method: 'GET', path: '/articles?limit=1', headers: {} });
   const served = statuses.filter((s) => s === 200).length;
   const firstRefused = statuses.indexOf(429);
+  // The documented tolerance (docs/api.md, "The ceiling on all routes across gateway replicas"):
+  // each replica counts in memory and shares its counts every 200 ms, so a client can pass the
+  // ceiling by what the other replicas served it in the last 0.4 s; at most what was sent in it.
+  const tolerance = mostWithin(sentAt, 400);
   process.stdout.write(
-    `[fleet] all-routes ceiling ${ALL}/60 over ${replicas} replicas: ${served} served, first 429 at request ${firstRefused + 1}\n`,
+    `[fleet] all-routes ceiling ${ALL}/60 over ${replicas} replicas: ${served} served (tolerance ${tolerance}: the most sent in 0.4 s), first 429 at request ${firstRefused + 1}\n`,
   );
 
   expect(replicas).toBe(3);
-  // Each replica alone would serve ALL of them; shared, the fleet serves ALL in all. The requests
-  // before the credential test's count too (one window), so fewer may be served, never more.
-  expect(served).toBeLessThanOrEqual(ALL);
-  expect(statuses.slice(firstRefused).every((s) => s === 429)).toBe(true);
+  // Each replica counting alone would serve all ALL + 60 (a third of them each): only a shared
+  // count refuses any. The requests of the credential test count too (one window), so fewer may
+  // be served.
+  expect(firstRefused).toBeGreaterThanOrEqual(0);
+  expect(served).toBeLessThanOrEqual(ALL + tolerance);
   expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
 });
