@@ -5,7 +5,7 @@
  */
 const moduleNameMapper = {
   '^@restgate/shared$': '<rootDir>/shared/src/index.ts',
-  '^@restgate/shared/amqp$': '<rootDir>/shared/src/amqp/index.ts',
+  '^@restgate/shared/messaging$': '<rootDir>/shared/src/messaging/index.ts',
   '^@restgate/shared/testing$': '<rootDir>/shared/src/testing/index.ts',
   '^@restgate/shared/resource$': '<rootDir>/shared/src/resource/index.ts',
   '^@restgate/shared/http$': '<rootDir>/shared/src/http/index.ts',

@@ -7,7 +7,8 @@
  * - `@restgate/shared/openapi`: the OpenAPI parts built from route tables, and their merging parts;
  * - `@restgate/shared/limits`: rate limits, session revocations, and the Redis client they share;
  * - `@restgate/shared/data`: MongoDB and listings (paging, cursors, filters);
- * - `@restgate/shared/amqp`: messaging; `@restgate/shared/resource`: the generic resource code;
+ * - `@restgate/shared/messaging`: the RabbitMQ client, broker URLs and the message envelope;
+ * - `@restgate/shared/resource`: the generic resource code the generator's resources use;
  * - `@restgate/shared/testing`: test helpers, and the parts of the kit only tests look into.
  */
 export { AppError, errors, isAppError } from './errors';

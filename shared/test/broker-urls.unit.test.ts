@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { brokerAddress, brokerRotation, brokerUrlList, parseBrokerUrls } from '../src/amqp/urls';
+import { brokerAddress, brokerRotation, brokerUrlList, parseBrokerUrls } from '../src/messaging/urls';
 
 describe('parseBrokerUrls', () => {
   test('when AMQP_URL is one URL, then the list is that URL alone', () => {

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import Joi from 'joi';
 import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
-import { brokerUrlList } from '@restgate/shared/amqp';
+import { brokerUrlList } from '@restgate/shared/messaging';
 import { abuseConfigKeys, type AbuseConfig } from './abuse.config';
 import { PASSWORD_MAX_LENGTH } from './domain/password-limits';
 import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from './domain/social/social-provider';

@@ -2,7 +2,7 @@ import { createMetrics, type Logger, type Metrics } from '@restgate/shared';
 import { applyPolicy } from '@restgate/shared/http';
 import { createRedis, type RedisHandle } from '@restgate/shared/limits';
 import { createMongo, retryUntil, type MongoHandle } from '@restgate/shared/data';
-import { createAmqp, type AmqpClient, type AmqpOptions } from '@restgate/shared/amqp';
+import { createAmqp, type AmqpClient, type AmqpOptions } from '@restgate/shared/messaging';
 import type { Express } from 'express';
 import { noAbuseLimits, wireAbuseProtection, type AbuseLimits } from './abuse.wiring';
 import { mailExchangeName } from './amqp/mail-exchange';

@@ -1,4 +1,4 @@
-import { validateMessage } from '@restgate/shared/amqp';
+import { validateMessage } from '@restgate/shared/messaging';
 import { MAIL_MESSAGE_SCHEMAS } from '../../mailer/src/domain/mail.messages';
 import { LINK_MAIL_TYPES, linkMail, type LinkMailData, type LinkMailType } from '../src/domain/link-mail';
 

@@ -1,4 +1,4 @@
-import { MESSAGE_HEADERS } from '@restgate/shared/amqp';
+import { MESSAGE_HEADERS } from '@restgate/shared/messaging';
 import { randomEmail, uniqueSuffix } from '@restgate/shared/testing';
 import { basic, MASTER, type IdentityHarness } from './support/identity-harness';
 import {

@@ -1,5 +1,5 @@
 import { createLogger } from '@restgate/shared';
-import { createAmqp, type ReadyHandler } from '@restgate/shared/amqp';
+import { createAmqp, type ReadyHandler } from '@restgate/shared/messaging';
 import { randomEmail, uniqueSuffix } from '@restgate/shared/testing';
 import { ObjectId } from 'mongodb';
 import request from 'supertest';

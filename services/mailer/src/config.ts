@@ -1,7 +1,7 @@
 import path from 'node:path';
 import Joi from 'joi';
 import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
-import { brokerUrlList, hasControlCharacters } from '@restgate/shared/amqp';
+import { brokerUrlList, hasControlCharacters } from '@restgate/shared/messaging';
 import { DEFAULT_RETRY_DELAYS_MS } from './amqp/mail.topology';
 
 export interface MailerConfig extends BaseConfig {

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { createMetrics, type Logger, type Metrics } from '@restgate/shared';
 import { createMongo, type MongoHandle } from '@restgate/shared/data';
-import { createAmqp, type AmqpClient } from '@restgate/shared/amqp';
+import { createAmqp, type AmqpClient } from '@restgate/shared/messaging';
 import { createMailConsumer, type MailEvent } from './amqp/mail.consumer';
 import { mailTopology, type MailTopology } from './amqp/mail.topology';
 import { createApp } from './app';

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import pino from 'pino';
-import { createAmqp, MESSAGE_HEADERS, PublishError, type AmqpClient } from '@restgate/shared/amqp';
+import { createAmqp, MESSAGE_HEADERS, PublishError, type AmqpClient } from '@restgate/shared/messaging';
 import { declareMailTopology } from '../src/amqp/mail.topology';
 import { aPasswordResetMessage } from './support/builders';
 import { eventually } from './support/eventually';

@@ -1,4 +1,4 @@
-import { createEnvelope, MAX_MESSAGE_BYTES, validateMessage as validate, type MessageMeta } from '@restgate/shared/amqp';
+import { createEnvelope, MAX_MESSAGE_BYTES, validateMessage as validate, type MessageMeta } from '@restgate/shared/messaging';
 import { MAIL_MESSAGE_SCHEMAS, type PasswordResetMailData } from '../src/domain/mail.messages';
 
 // The mailer's contract through the shared envelope checks: what it accepts, what it dead-letters.

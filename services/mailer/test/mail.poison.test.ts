@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, jest, test } from '@jest/globals';
-import { MESSAGE_HEADERS } from '@restgate/shared/amqp';
+import { MESSAGE_HEADERS } from '@restgate/shared/messaging';
 import { aPasswordReset, aPasswordResetMessage } from './support/builders';
 import { aMailerEnv, ROUTING_KEY, type MailerEnv } from './support/harness';
 import { startTestSmtp, type TestSmtp } from './support/smtp';

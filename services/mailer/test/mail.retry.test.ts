@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
-import { MESSAGE_HEADERS } from '@restgate/shared/amqp';
+import { MESSAGE_HEADERS } from '@restgate/shared/messaging';
 import { aPasswordResetMessage } from './support/builders';
 import { eventually, pause } from './support/eventually';
 import { aMailerEnv, ROUTING_KEY, type MailerEnv } from './support/harness';

@@ -1,4 +1,4 @@
-import type { ReadyHandler } from '@restgate/shared/amqp';
+import type { ReadyHandler } from '@restgate/shared/messaging';
 
 /** The channel a ready handler gets (identity has no amqplib dependency of its own). */
 type Channel = Parameters<ReadyHandler>[0];

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@restgate/shared';
-import { PublishError, type AmqpClient } from '@restgate/shared/amqp';
+import { PublishError, type AmqpClient } from '@restgate/shared/messaging';
 import type { OutboxItem, OutboxRepository } from '../data/outbox.repository';
 import { declareMailExchange } from './mail-exchange';
 

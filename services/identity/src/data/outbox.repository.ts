@@ -1,5 +1,5 @@
 import { writeUnique } from '@restgate/shared/data';
-import type { MessageEnvelope } from '@restgate/shared/amqp';
+import type { MessageEnvelope } from '@restgate/shared/messaging';
 import { ObjectId, type Collection, type Db, type Filter } from 'mongodb';
 import type { LinkTokenDocument } from './link-token.repository';
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppError, Logger } from '@restgate/shared';
-import { hasControlCharacters } from '@restgate/shared/amqp';
+import { hasControlCharacters } from '@restgate/shared/messaging';
 import type { UserRepository } from './identity-deps';
 import { linkMail, type LinkMail, type LinkMailType } from './link-mail';
 import { nameFromEmail, normalizeEmail, type UserRecord } from './user';

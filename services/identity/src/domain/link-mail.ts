@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { createEnvelope, noControlCharacters, type MessageEnvelope } from '@restgate/shared/amqp';
+import { createEnvelope, noControlCharacters, type MessageEnvelope } from '@restgate/shared/messaging';
 import { mailLinkSchema } from './reset-link';
 
 /**

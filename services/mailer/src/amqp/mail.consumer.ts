@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { Logger } from '@restgate/shared';
-import { MESSAGE_HEADERS as H, validateMessage, type AmqpClient } from '@restgate/shared/amqp';
+import { MESSAGE_HEADERS as H, validateMessage, type AmqpClient } from '@restgate/shared/messaging';
 import type { DeliveryOutcome } from '../domain/deliver-mail';
 import { MAIL_MESSAGE_SCHEMAS, type MailMessage } from '../domain/mail.messages';
 import type { SentMail } from '../domain/mail.model';

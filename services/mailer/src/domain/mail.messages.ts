@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { noControlCharacters, type MessageEnvelope, type MessageOf, type MessageSchemas } from '@restgate/shared/amqp';
+import { noControlCharacters, type MessageEnvelope, type MessageOf, type MessageSchemas } from '@restgate/shared/messaging';
 
 /**
  * The mail requests the mailer accepts: its public contract. A service that wants a mail sent

@@ -1,4 +1,4 @@
-import { createEnvelope } from '@restgate/shared/amqp';
+import { createEnvelope } from '@restgate/shared/messaging';
 import { randomEmail, uniqueSuffix } from '@restgate/shared/testing';
 import { MAIL_MESSAGE_SCHEMAS, type MailEnvelope, type PasswordResetMailData } from '../../src/domain/mail.messages';
 

@@ -5,7 +5,7 @@ import amqplib, { type ConfirmChannel, type GetMessage, type Options } from 'amq
 import type { Collection } from 'mongodb';
 import { createLogger, type Logger } from '@restgate/shared';
 import { createMongo, type MongoHandle } from '@restgate/shared/data';
-import { createAmqp, type AmqpClient } from '@restgate/shared/amqp';
+import { createAmqp, type AmqpClient } from '@restgate/shared/messaging';
 import { testMongoUrl, uniqueDbName, uniqueSuffix } from '@restgate/shared/testing';
 import { declareMailTopology, mailTopology, type MailTopology } from '../../src/amqp/mail.topology';
 import { DELIVERIES_COLLECTION, type DeliveryDoc } from '../../src/data/delivery.repository';

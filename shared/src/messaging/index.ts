@@ -1,5 +1,5 @@
 /**
- * `@restgate/shared/amqp`: the messaging mechanism every service uses the same way — a RabbitMQ
+ * `@restgate/shared/messaging`: the messaging mechanism every service uses the same way — a RabbitMQ
  * connection that stays up and publishes on a confirm channel, the message envelope and its
  * checks. Which exchanges, queues and messages exist is each service's own business.
  */
