@@ -8,9 +8,11 @@
 //   stack with nothing of the gateway on it;
 // - `hpm`: a node:http server with http-proxy-middleware, as the gateway's lane proxied until it
 //   moved to fastify and undici;
-// - `express`: Express with http-proxy-middleware, as the gateway proxied before that.
+// - `express`: Express with http-proxy-middleware, as the gateway proxied before that;
+// - `work`: fastify + undici with the work the gateway's contract asks of every request, written
+//   plainly (lib/work-floor.cjs): not a bare floor, the floor of the gateway's own work.
 //
-//   node bench/bare-proxy.cjs <port> <target base URL> [node|hpm|express|undici|fastify]
+//   node bench/bare-proxy.cjs <port> <target base URL> [node|hpm|express|undici|fastify|work]
 
 const http = require('node:http');
 
@@ -107,6 +109,13 @@ function fastifyProxy() {
   return (req, res) => ready.then(() => app.routing(req, res));
 }
 
-const kinds = { node: () => nodeProxy, hpm: hpmProxy, express: expressProxy, undici: undiciProxy, fastify: fastifyProxy };
+const kinds = {
+  node: () => nodeProxy,
+  hpm: hpmProxy,
+  express: expressProxy,
+  undici: undiciProxy,
+  fastify: fastifyProxy,
+  work: () => require('./lib/work-floor.cjs').workFloor(target),
+};
 if (!kinds[kind]) throw new Error(`unknown proxy kind: ${kind}`);
 http.createServer(kinds[kind]()).listen(port, '127.0.0.1');

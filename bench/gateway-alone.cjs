@@ -6,9 +6,10 @@
 //   npx tsc -b && npm run bench:gateway-alone [-- --seconds 5] [--rounds 2] [--profile <dir>]
 //
 // - `hop`: GET /articles/not-an-id at 10 connections; the stub answers a 404 problem at once.
-//   Rounds alternate the gateway and the floors (bench/lib/floors.cjs: undici's pool, the proposed
-//   alternative; bare node:http; node:http + http-proxy-middleware, what the gateway's lane runs
-//   on; Express + http-proxy-middleware).
+//   Rounds alternate the gateway and the floors (bench/lib/floors.cjs: undici's pool; fastify +
+//   undici, the gateway's stack; the same with the gateway's unavoidable work written plainly;
+//   bare node:http; node:http + http-proxy-middleware and Express + http-proxy-middleware, the
+//   stacks the gateway ran on before).
 // - `slow`: POST /auth with HTTP Basic and the master key at 8 connections; the stub answers after
 //   350 ms, as a sign-in does: the gateway's CPU per request when it waits between messages.
 // CPU is the gateway's (or the floor's) own, from /proc. --profile writes the gateway's CPU

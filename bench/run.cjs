@@ -605,6 +605,15 @@ async function main() {
             `${f1(proxied.proxy / proxied.requests)} + ${f1(proxied.articles / proxied.requests)}`,
           );
         }
+        // What the floor adds to a request's latency when nothing queues, as the gateway's below.
+        const pacedDirect = await paced(stack.articles, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
+        const pacedFloor = await paced(floor.url, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
+        row(
+          '1 hop',
+          `${floorLabel}: added p50 at 200 req/s (p50 direct / through it ms)`,
+          `${(pacedFloor.p50 - pacedDirect.p50).toFixed(2)} ms`,
+          `${f1(pacedDirect.p50)} / ${f1(pacedFloor.p50)}`,
+        );
         floor.stop();
       }
     }
@@ -789,12 +798,19 @@ async function main() {
       const uncounted = await alone('/articles?limit=30&page=2&count=false');
       row('4 loaded', 'GET /articles?limit=30&page=2&count=false alone, p50/max ms', `**${f1(uncounted.p50)}**`, f1(uncounted.max));
       row('4 loaded', 'listing page: with count / without, p50 ratio', `**${(oneList.p50 / uncounted.p50).toFixed(2)}**`);
-      const filtered = await alone(`/articles?limit=30&count=false&title[prefix]=${encodeURIComponent(`Loaded article ${Math.floor(count / 2)}`)}`);
+      const filtered = await alone(
+        `/articles?limit=30&count=false&title[prefix]=${encodeURIComponent(`Loaded article ${Math.floor(count / 2)}`)}`,
+      );
       row('4 loaded', 'GET /articles?title[prefix]=… (a few rows match) alone, p50/max ms', `**${f1(filtered.p50)}**`, f1(filtered.max));
       const firstPage = await request(stack.gateway, { path: '/articles?limit=30&count=false' });
       const next = /<([^>]*)>; rel="next"/.exec(firstPage.headers.link ?? '')?.[1];
       const cursorPage = await alone(next);
-      row('4 loaded', 'GET /articles?after=<cursor of page 1>&count=false alone, p50/max ms', `**${f1(cursorPage.p50)}**`, f1(cursorPage.max));
+      row(
+        '4 loaded',
+        'GET /articles?after=<cursor of page 1>&count=false alone, p50/max ms',
+        `**${f1(cursorPage.p50)}**`,
+        f1(cursorPage.max),
+      );
       const loadedList = await cannon(stack.gateway, { path: '/articles?limit=30&page=2', connections: 20, seconds });
       row(
         '4 loaded',

@@ -4,6 +4,7 @@
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { freePort } = require('../../scripts/lib/backing.cjs');
 
@@ -14,6 +15,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const FLOORS = [
   ['undici', 'node:http server + undici pool'],
   ['fastify', "fastify + undici pool alone (the gateway's stack)"],
+  ['work', "fastify + undici + the gateway's unavoidable work, written plainly"],
   ['node', 'bare node:http proxy'],
   ['hpm', 'node:http + http-proxy-middleware alone (the old lane)'],
   ['express', 'Express + http-proxy-middleware alone'],
@@ -53,10 +55,23 @@ async function waitForAnswer(url) {
 /** Starts the floor of `kind` in front of `target` on a free port, once it answers. */
 async function startFloor(kind, target) {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'bare-proxy.cjs'), String(port), target, kind], { stdio: 'ignore' });
+  // Its stdout goes to a file, as the gateway's access lines do in the bench's stack.
+  const logFile = path.join(os.tmpdir(), `restgate-floor-${kind}-${port}.log`);
+  const logFd = fs.openSync(logFile, 'w');
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'bare-proxy.cjs'), String(port), target, kind], {
+    stdio: ['ignore', logFd, logFd],
+  });
+  fs.closeSync(logFd);
   const url = `http://${HOST}:${port}`;
   await waitForAnswer(`${url}/health`);
-  return { pid: child.pid, url, stop: () => child.kill() };
+  return {
+    pid: child.pid,
+    url,
+    stop: () => {
+      child.kill();
+      fs.rmSync(logFile, { force: true });
+    },
+  };
 }
 
 module.exports = { FLOORS, cpuMicros, startFloor, waitForAnswer };
