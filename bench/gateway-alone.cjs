@@ -3,7 +3,7 @@
 // The gateway alone in front of a stub upstream: its CPU per proxied request without a service,
 // a database or their wake-ups in the way, next to the floors (bench/bare-proxy.cjs).
 //
-//   npx tsc -b && npm run bench:gateway-alone [-- --seconds 5] [--rounds 2] [--profile <dir>]
+//   npx tsc -b && npm run bench:gateway-alone [-- --seconds 5] [--rounds 2] [--paced 5] [--profile <dir>]
 //
 // - `hop`: GET /articles/not-an-id at 10 connections; the stub answers a 404 problem at once.
 //   Rounds alternate the gateway and the floors (bench/lib/floors.cjs: undici's pool; fastify +
@@ -12,6 +12,10 @@
 //   stacks the gateway ran on before).
 // - `slow`: POST /auth with HTTP Basic and the master key at 8 connections; the stub answers after
 //   350 ms, as a sign-in does: the gateway's CPU per request when it waits between messages.
+// - `paced` (with --paced N): GET /articles/not-an-id at 200 req/s for N seconds, one request at a
+//   time per tick, to the stub directly and through the gateway and each floor: the p50 each adds
+//   when nothing queues. The stub runs in a process of its own, so the client's event loop does
+//   not also serve it.
 // CPU is the gateway's (or the floor's) own, from /proc. --profile writes the gateway's CPU
 // profile there (bench/profile-top.cjs summarises it), from the second second on.
 // Everything runs on 127.0.0.1: a Redis of its own (scripts/lib/backing.cjs), the stub and the
@@ -32,19 +36,55 @@ const HOST = '127.0.0.1';
 const SIGN_IN_MS = 350;
 const log = (msg) => process.stderr.write(`[gateway-alone] ${msg}\n`);
 
-/** The stub service: a small 404 problem, at once or after `delayMs`. */
-function startStub(delayMs) {
-  const body = JSON.stringify({ type: 'urn:restgate:problem:not_found', title: 'Not found', status: 404, code: 'not_found' });
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () =>
-      setTimeout(() => {
+/** The stub service, in a process of its own: a small 404 problem, at once or after `delayMs`. */
+async function startStub(delayMs) {
+  const port = await backing.freePort();
+  const source = `
+    const body = JSON.stringify({ type: 'urn:restgate:problem:not_found', title: 'Not found', status: 404, code: 'not_found' });
+    require('node:http').createServer((req, res) => {
+      req.resume();
+      req.on('end', () => setTimeout(() => {
         res.writeHead(404, { 'content-type': 'application/problem+json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
         res.end(body);
-      }, delayMs),
-    );
-  });
-  return new Promise((resolve) => server.listen(0, HOST, () => resolve({ server, url: `http://${HOST}:${server.address().port}` })));
+      }, ${Number(delayMs)}));
+    }).listen(${port}, '${HOST}');`;
+  const child = spawn(process.execPath, ['-e', source], { stdio: 'ignore' });
+  const url = `http://${HOST}:${port}`;
+  await waitForAnswer(url);
+  return { url, stop: () => child.kill() };
+}
+
+/** p50 in ms of GET `urlPath` at `rate` per second for `seconds` (keep-alive, timed with hrtime). */
+async function pacedP50(base, urlPath, rate, seconds) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  const samples = [];
+  const pending = [];
+  const started = performance.now();
+  try {
+    for (let i = 0; performance.now() - started < seconds * 1000; i += 1) {
+      const wait = started + (i * 1000) / rate - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const sent = process.hrtime.bigint();
+      pending.push(
+        new Promise((resolve, reject) => {
+          http
+            .get(`${base}${urlPath}`, { agent }, (res) => {
+              res.resume();
+              res.on('end', () => {
+                samples.push(Number(process.hrtime.bigint() - sent) / 1e6);
+                resolve();
+              });
+            })
+            .on('error', reject);
+        }),
+      );
+    }
+    await Promise.all(pending);
+  } finally {
+    agent.destroy();
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)];
 }
 
 /** A process with its output in `logFile`, as the stack's processes write theirs. */
@@ -66,6 +106,7 @@ async function measure(pid, base, request, seconds) {
 async function main() {
   const seconds = option('seconds', 5, 60);
   const rounds = option('rounds', 2, 10);
+  const pacedSeconds = process.argv.includes('--paced') ? option('paced', 5, 60) : 0;
   const profileAt = process.argv.indexOf('--profile');
   const profileDir = profileAt === -1 ? undefined : path.resolve(process.argv[profileAt + 1]);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-gateway-alone-'));
@@ -139,10 +180,29 @@ async function main() {
         await run(`slow: gateway, sign-in-like (answers after ${SIGN_IN_MS} ms)`, await gateway(slow.url), signIn);
       }
     }
+    if (pacedSeconds > 0) {
+      console.log('\n| paced, 200 req/s | p50 direct ms | p50 through it ms | added ms | load |');
+      console.log('|---|---|---|---|---|');
+      const targets = [['gateway', () => gateway(quick.url)], ...FLOORS.map(([kind, label]) => [label, () => startFloor(kind, quick.url)])];
+      for (let round = 0; round < rounds; round += 1) {
+        for (const [label, start] of targets) {
+          const target = await start();
+          try {
+            await pacedP50(target.url, hop.path, 200, 1); // warm-up
+            const direct = await pacedP50(quick.url, hop.path, 200, pacedSeconds);
+            const through = await pacedP50(target.url, hop.path, 200, pacedSeconds);
+            const cells = [direct, through, through - direct].map((ms) => ms.toFixed(3));
+            console.log(`| ${label} | ${cells.join(' | ')} | ${os.loadavg()[0].toFixed(2)} |`);
+          } finally {
+            await target.stop();
+          }
+        }
+      }
+    }
   } finally {
     for (const child of children) child.kill('SIGKILL');
-    quick.server.close();
-    slow.server.close();
+    quick.stop();
+    slow.stop();
     await redis.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
