@@ -23,13 +23,12 @@
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const backing = require('../scripts/lib/backing.cjs');
 const { FLOORS, cpuMicros, startFloor, waitForAnswer } = require('./lib/floors.cjs');
-const { option } = require('./lib/http.cjs');
+const { option, pacedP50 } = require('./lib/http.cjs');
 
 const ROOT = path.resolve(__dirname, '..');
 const HOST = '127.0.0.1';
@@ -52,39 +51,6 @@ async function startStub(delayMs) {
   const url = `http://${HOST}:${port}`;
   await waitForAnswer(url);
   return { url, stop: () => child.kill() };
-}
-
-/** p50 in ms of GET `urlPath` at `rate` per second for `seconds` (keep-alive, timed with hrtime). */
-async function pacedP50(base, urlPath, rate, seconds) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-  const samples = [];
-  const pending = [];
-  const started = performance.now();
-  try {
-    for (let i = 0; performance.now() - started < seconds * 1000; i += 1) {
-      const wait = started + (i * 1000) / rate - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const sent = process.hrtime.bigint();
-      pending.push(
-        new Promise((resolve, reject) => {
-          http
-            .get(`${base}${urlPath}`, { agent }, (res) => {
-              res.resume();
-              res.on('end', () => {
-                samples.push(Number(process.hrtime.bigint() - sent) / 1e6);
-                resolve();
-              });
-            })
-            .on('error', reject);
-        }),
-      );
-    }
-    await Promise.all(pending);
-  } finally {
-    agent.destroy();
-  }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)];
 }
 
 /** A process with its output in `logFile`, as the stack's processes write theirs. */
@@ -188,9 +154,10 @@ async function main() {
         for (const [label, start] of targets) {
           const target = await start();
           try {
-            await pacedP50(target.url, hop.path, 200, 1); // warm-up
-            const direct = await pacedP50(quick.url, hop.path, 200, pacedSeconds);
-            const through = await pacedP50(target.url, hop.path, 200, pacedSeconds);
+            const paced = { path: hop.path, rate: 200, seconds: pacedSeconds, expect: 404 };
+            await pacedP50(target.url, { ...paced, seconds: 1 }); // warm-up
+            const direct = await pacedP50(quick.url, paced);
+            const through = await pacedP50(target.url, paced);
             const cells = [direct, through, through - direct].map((ms) => ms.toFixed(3));
             console.log(`| ${label} | ${cells.join(' | ')} | ${os.loadavg()[0].toFixed(2)} |`);
           } finally {

@@ -29,6 +29,7 @@
 const { Worker } = require('node:worker_threads');
 const { startBenchStack } = require('./lib/stack.cjs');
 const { FLOORS, cpuMicros, startFloor } = require('./lib/floors.cjs');
+const { pacedP50 } = require('./lib/http.cjs');
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -225,33 +226,6 @@ async function withCpu(pids, fn) {
   const result = await fn();
   const used = pids.map((pid, i) => (before[i] === null ? NaN : cpuMicros(pid) - before[i]));
   return { result, used };
-}
-
-/** Requests at a fixed rate (one at a time per tick, keep-alive), timed with hrtime: sub-millisecond p50. */
-async function paced(base, { path: urlPath, rate, seconds, expect = 200 }) {
-  const paceAgent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-  const samples = [];
-  const interval = 1000 / rate;
-  const started = performance.now();
-  const pending = [];
-  try {
-    for (let i = 0; performance.now() - started < seconds * 1000; i += 1) {
-      const due = started + i * interval;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      const t = process.hrtime.bigint();
-      pending.push(
-        request(base, { path: urlPath, agent: paceAgent }).then((res) => {
-          if (res.status !== expect) throw new Error(`${urlPath}: expected ${expect}, got ${res.status}`);
-          samples.push(Number(process.hrtime.bigint() - t) / 1e6);
-        }),
-      );
-    }
-    await Promise.all(pending);
-  } finally {
-    paceAgent.destroy();
-  }
-  return stats(samples);
 }
 
 /**
@@ -606,27 +580,22 @@ async function main() {
           );
         }
         // What the floor adds to a request's latency when nothing queues, as the gateway's below.
-        const pacedDirect = await paced(stack.articles, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
-        const pacedFloor = await paced(floor.url, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
+        const pacedDirect = await pacedP50(stack.articles, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
+        const pacedFloor = await pacedP50(floor.url, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
         row(
           '1 hop',
           `${floorLabel}: added p50 at 200 req/s (p50 direct / through it ms)`,
-          `${(pacedFloor.p50 - pacedDirect.p50).toFixed(2)} ms`,
-          `${f1(pacedDirect.p50)} / ${f1(pacedFloor.p50)}`,
+          `${(pacedFloor - pacedDirect).toFixed(2)} ms`,
+          `${f1(pacedDirect)} / ${f1(pacedFloor)}`,
         );
         floor.stop();
       }
     }
     if (part(1)) {
-      const pacedDirect = await paced(stack.articles, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
-      const pacedGateway = await paced(stack.gateway, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
-      row('1 hop', 'GET /articles/not-an-id at 200 req/s: p50 direct / gateway ms', `${f1(pacedDirect.p50)} / ${f1(pacedGateway.p50)}`);
-      row(
-        '1 hop',
-        'gateway-added p50 at 200 req/s',
-        `**${(pacedGateway.p50 - pacedDirect.p50).toFixed(2)} ms**`,
-        `load ${await loadAverage()}`,
-      );
+      const pacedDirect = await pacedP50(stack.articles, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
+      const pacedGateway = await pacedP50(stack.gateway, { path: '/articles/not-an-id', rate: 200, seconds, expect: 404 });
+      row('1 hop', 'GET /articles/not-an-id at 200 req/s: p50 direct / gateway ms', `${f1(pacedDirect)} / ${f1(pacedGateway)}`);
+      row('1 hop', 'gateway-added p50 at 200 req/s', `**${(pacedGateway - pacedDirect).toFixed(2)} ms**`, `load ${await loadAverage()}`);
     }
 
     // (2) sign-in vs the machine's raw Argon2id capacity, /health and identity's memory during the flood.
