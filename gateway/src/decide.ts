@@ -11,7 +11,7 @@ import {
 import { assertCredentialKinds } from './access-hints';
 import type { Authenticator } from './authenticate';
 import { takeAccessTokens } from './credentials';
-import { assertMfaPolicy } from './mfa-policy';
+import { assertMfaPolicy, withMfaPolicy } from './mfa-policy';
 import type { PolicyRow } from './policy';
 import { assertSingleBodyToken, stripBodyTokens } from './request-body';
 
@@ -86,7 +86,7 @@ export function decide(
   assertAccess(route.level, principal);
   assertMfaPolicy(mfaRequiredRoles, route.level, principal);
   return {
-    principal,
+    principal: withMfaPolicy(mfaRequiredRoles, principal),
     query: fromQuery.rest,
     body: fromBody.body,
     // HTTP Basic is the service's own check on basic routes; any other Authorization stops here.

@@ -15,6 +15,16 @@ export function assertMfaPolicy(requiredRoles: readonly string[], level: AccessL
   );
 }
 
+/**
+ * The principal the services get: one whose role MFA_REQUIRED_ROLES lists, from a session without a
+ * second factor, is marked, so that no service lets that role's rights override ownership (an
+ * admin renaming others, ending their sessions, editing their records) on routes of other levels.
+ */
+export function withMfaPolicy(requiredRoles: readonly string[], principal: Principal): Principal {
+  if (principal.kind !== 'user' || !requiredRoles.includes(principal.role) || hasSecondFactor(principal)) return principal;
+  return { ...principal, needsSecondFactor: true };
+}
+
 /** "admin, user" → ['admin', 'user']. */
 export function parseMfaRequiredRoles(value: string): string[] {
   return value

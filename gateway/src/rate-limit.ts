@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { AppError, Principal } from '@restgate/shared';
 import { routeKey } from '@restgate/shared/http';
 import {
+  addressKey,
   countLocally,
   parseQuota,
   rateLimited,
@@ -109,8 +110,10 @@ export function createGatewayLimits(limits: RateLimits, config: GatewayConfig): 
   const bad = make('bad-credentials', 1, '');
 
   return {
+    // Counted per address, an IPv6 client per /64 (addressKey).
     async arrive(address, isTrusted) {
-      return { address, trusted: isTrusted, decision: await (isTrusted ? trusted : plain).get('all')!.consume(address) };
+      const key = addressKey(address);
+      return { address: key, trusted: isTrusted, decision: await (isTrusted ? trusted : plain).get('all')!.consume(key) };
     },
     admitted(arrival, res, route, principal) {
       const master = principal.kind === 'master';
@@ -132,7 +135,7 @@ export function createGatewayLimits(limits: RateLimits, config: GatewayConfig): 
       });
     },
     async badCredential(address) {
-      const decision = await bad.consume(address);
+      const decision = await bad.consume(addressKey(address));
       return decision.allowed
         ? undefined
         : rateLimited(

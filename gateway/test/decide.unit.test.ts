@@ -119,8 +119,17 @@ describe('decide with MFA_REQUIRED_ROLES', () => {
     expect(decideWith(row('admin'), request, asAdmin, ['user']).principal).toEqual(ADMIN);
   });
 
-  test('when the route is not admin-level, then a listed role needs no second factor', () => {
-    expect(decideWith(row('user'), presented({ authorization: 'Bearer admin-token' }), asAdmin, ['admin']).principal).toEqual(ADMIN);
+  test('when the route is not admin-level, then a listed role passes without a second factor, marked so that its rights over others do not apply', () => {
+    expect(decideWith(row('user'), presented({ authorization: 'Bearer admin-token' }), asAdmin, ['admin']).principal).toEqual({
+      ...ADMIN,
+      needsSecondFactor: true,
+    });
+  });
+
+  test('when the role is not listed, or the session has a second factor, then the principal goes on unmarked', () => {
+    expect(decideWith(row('user'), presented({ authorization: 'Bearer admin-token' }), asAdmin, ['user']).principal).toEqual(ADMIN);
+    const withCode = () => ({ ...ADMIN, amr: ['pwd', 'otp'] });
+    expect(decideWith(row('user'), presented({ authorization: 'Bearer admin-token' }), withCode, ['admin']).principal).toEqual(withCode());
   });
 });
 

@@ -29,7 +29,16 @@ export {
 } from './errors';
 export { baseConfigSchema, loadConfig, ConfigError, type BaseConfig } from './config';
 export { createLogger, REDACTED_PATHS, type Logger } from './logger';
-export { ANONYMOUS, PRINCIPAL_HEADER, hasSecondFactor, signPrincipal, verifyPrincipal, type Principal } from './principal';
+export {
+  ANONYMOUS,
+  PRINCIPAL_HEADER,
+  actsAsAdmin,
+  assertAdminRights,
+  hasSecondFactor,
+  signPrincipal,
+  verifyPrincipal,
+  type Principal,
+} from './principal';
 export { type ReadinessCheck } from './health';
 export { createMetrics, type Metrics } from './metrics';
 export { runService } from './service';

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { errors, type AppError } from './errors';
 
 /** Who is calling, as decided by the gateway. */
 export type Principal =
@@ -7,8 +8,10 @@ export type Principal =
   /**
    * `sid`: the session the user's access token belongs to (absent for a principal made otherwise).
    * `amr`: how the session's user proved who they are (RFC 8176: `pwd`, `otp`, `mfa`, a provider).
+   * `needsSecondFactor`: set by the gateway when MFA_REQUIRED_ROLES lists the role and the session
+   * has no second factor: the role's rights over other users' records do not apply.
    */
-  | { kind: 'user'; id: string; role: 'user' | 'admin'; sid?: string; amr?: string[] };
+  | { kind: 'user'; id: string; role: 'user' | 'admin'; sid?: string; amr?: string[]; needsSecondFactor?: true };
 
 export const PRINCIPAL_HEADER = 'x-restgate-principal';
 export const ANONYMOUS: Principal = { kind: 'anonymous' };
@@ -66,7 +69,8 @@ function isPrincipal(value: unknown): value is Principal {
     typeof p.id === 'string' &&
     (p.role === 'user' || p.role === 'admin') &&
     (p.sid === undefined || typeof p.sid === 'string') &&
-    (p.amr === undefined || (Array.isArray(p.amr) && p.amr.every((method) => typeof method === 'string')))
+    (p.amr === undefined || (Array.isArray(p.amr) && p.amr.every((method) => typeof method === 'string'))) &&
+    (p.needsSecondFactor === undefined || p.needsSecondFactor === true)
   );
 }
 
@@ -76,4 +80,26 @@ const SECOND_FACTORS = new Set(['otp', 'mfa']);
 /** Whether a user principal's session was opened with a second factor. */
 export function hasSecondFactor(principal: Principal): boolean {
   return principal.kind === 'user' && (principal.amr ?? []).some((method) => SECOND_FACTORS.has(method));
+}
+
+/**
+ * Whether the caller may act as an admin over other users and their records: an admin whose
+ * session has the second factor MFA_REQUIRED_ROLES asks for (the gateway marks it otherwise).
+ */
+export function actsAsAdmin(principal: Principal): boolean {
+  return principal.kind === 'user' && principal.role === 'admin' && principal.needsSecondFactor !== true;
+}
+
+/**
+ * Every place where admin rights override ownership asks this: an admin without the required
+ * second factor gets 401 `mfa_required` (sign in again with a code); anyone else `refused()`.
+ */
+export function assertAdminRights(principal: Principal, refused: () => AppError): void {
+  if (actsAsAdmin(principal)) return;
+  if (principal.kind === 'user' && principal.role === 'admin') {
+    throw errors.mfaRequired(
+      'Acting as an admin needs a session opened with a second factor (MFA_REQUIRED_ROLES): sign in again with a one-time code.',
+    );
+  }
+  throw refused();
 }

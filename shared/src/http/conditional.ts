@@ -26,10 +26,11 @@ export function ifMatchOf(headers: { 'if-match'?: string | string[] }): string |
   return Array.isArray(header) ? header.join(', ') : header;
 }
 
-/** Throws 412 `precondition_failed` unless `If-Match` is absent or matches `current` (the record's ETag). */
-export function assertIfMatch(ifMatch: string | undefined, current: string): void {
+/** Throws 412 `precondition_failed` unless `If-Match` is absent or matches `current` (the record's ETag, or any of its tags). */
+export function assertIfMatch(ifMatch: string | undefined, current: string | readonly string[]): void {
   const tags = ifMatchTags(ifMatch);
-  if (tags === undefined || tags === '*' || tags.includes(current)) return;
+  if (tags === undefined || tags === '*') return;
+  if (typeof current === 'string' ? tags.includes(current) : current.some((tag) => tags.includes(tag))) return;
   throw errors.preconditionFailed();
 }
 

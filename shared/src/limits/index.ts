@@ -17,3 +17,4 @@ export {
 } from './rate-limit';
 export { createRevocationList, recordRevocations, revocationKey, type RevocationList } from './revocations';
 export { createRedis, type RedisHandle } from './redis';
+export { addressKey } from './address-key';

@@ -1,5 +1,5 @@
 import { errors } from '../errors';
-import type { Principal } from '../principal';
+import { assertAdminRights, type Principal } from '../principal';
 import type { ResourceAccess } from './definition';
 
 export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
@@ -13,12 +13,10 @@ export function assertUser(principal: Principal): asserts principal is UserPrinc
   if (principal.kind !== 'user') throw errors.forbidden('This route needs a user token.');
 }
 
-/** Only the record's owner or an admin may do this. */
+/** Only the record's owner or an admin (with the second factor MFA_REQUIRED_ROLES asks for) may do this. */
 export function assertOwnerOrAdmin(principal: Principal, ownerId: string): void {
   assertUser(principal);
-  if (principal.role !== 'admin' && principal.id !== ownerId) {
-    throw errors.notOwner();
-  }
+  if (principal.id !== ownerId) assertAdminRights(principal, errors.notOwner);
 }
 
 /** Before loading a record: an `owner` operation needs a user (401/403 come before a 404). */
