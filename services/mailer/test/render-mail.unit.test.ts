@@ -18,7 +18,7 @@ describe('renderMail(mail.password-reset)', () => {
   test('when rendered, then text and HTML carry the name, the link, the one-hour expiry and the "ignore it" line', () => {
     const mail = renderMail(message());
 
-    expect(mail.to).toEqual({ name: 'Ada', address: 'ada@example.test' });
+    expect(mail.to).toEqual({ address: 'ada@example.test' });
     expect(mail.subject).toBe('Reset your password');
     for (const body of [mail.text, mail.html]) {
       expect(body).toContain('Hello Ada,');
@@ -54,7 +54,7 @@ describe('renderMail(mail.email-verification)', () => {
       },
     });
 
-    expect(mail.to).toEqual({ name: 'Ada <3', address: 'ada@example.test' });
+    expect(mail.to).toEqual({ address: 'ada@example.test' });
     expect(mail.subject).toBe('Confirm your e-mail address');
     for (const body of [mail.text, mail.html]) {
       expect(body).toContain('for 24 hours (until Wed, 02 Jan 2030 09:00 UTC)');
@@ -67,6 +67,48 @@ describe('renderMail(mail.email-verification)', () => {
     expect(mail.text).toContain('https://app.example.test/verify/tok"123');
     expect(mail.html).toContain('Hello Ada &lt;3,');
     expect(mail.html).toContain('<a href="https://app.example.test/verify/tok&quot;123">');
+  });
+});
+
+describe('renderMail without a name', () => {
+  test('when the request carries no name (an address not proven yet), then the greeting is neutral and To: is the bare address', () => {
+    const { name: _name, ...data } = message().data;
+    const mail = renderMail({ ...message(), data });
+
+    expect(mail.to).toEqual({ address: 'ada@example.test' });
+    expect(mail.text.startsWith('Hello,\n')).toBe(true);
+    expect(mail.html).toContain('<p>Hello,</p>');
+  });
+});
+
+describe('renderMail(mail.security-notice)', () => {
+  const notice = (event: 'mfa-enabled' | 'mfa-disabled' | 'mfa-disabled-by-admin' | 'recovery-codes-renewed' | 'mfa-locked') =>
+    renderMail({
+      id: 'c0ffee00-0000-4000-8000-000000000002',
+      type: 'mail.security-notice',
+      requestId: 'req-2',
+      occurredAt: '2030-01-01T09:00:00.000Z',
+      data: { to: 'ada@example.test', event },
+    });
+
+  test.each([
+    ['mfa-enabled', 'Multi-factor sign-in was turned on'],
+    ['mfa-disabled', 'Multi-factor sign-in was turned off'],
+    ['mfa-disabled-by-admin', 'An administrator turned off multi-factor sign-in'],
+    ['recovery-codes-renewed', 'New recovery codes were made'],
+    ['mfa-locked', 'Many wrong sign-in codes for your account'],
+  ] as const)('%s: its own subject, when it happened, a neutral greeting and no link', (event, subject) => {
+    const mail = notice(event);
+
+    expect(mail.subject).toBe(subject);
+    expect(mail.to).toEqual({ address: 'ada@example.test' });
+    expect(mail.text).toMatch(/^Hello,\n/);
+    expect(mail.text).toContain('When: Tue, 01 Jan 2030 09:00 UTC.');
+    expect(mail.html).not.toMatch(/<a /);
+  });
+
+  test('the lock notice tells the owner that their password is known and to change it', () => {
+    expect(notice('mfa-locked').text).toMatch(/knows your password[\s\S]*Change your password now/);
   });
 });
 

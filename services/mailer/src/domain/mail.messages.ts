@@ -12,8 +12,8 @@ import { noControlCharacters, type MessageEnvelope, type MessageOf, type Message
 export interface PasswordResetMailData {
   /** Recipient address (a bare address; never a display name or a list). */
   to: string;
-  /** The user's name, shown in the greeting. */
-  name: string;
+  /** The user's name, shown in the greeting; absent: a neutral greeting. Never put in `To:`. */
+  name?: string;
   /** The full link to the reset page, token included. */
   link: string;
   /** When the token stops working (ISO 8601). */
@@ -24,18 +24,36 @@ export interface PasswordResetMailData {
 export interface EmailVerificationMailData {
   /** Recipient address: the address to prove (a bare address; never a display name or a list). */
   to: string;
-  /** The user's name, shown in the greeting. */
-  name: string;
+  /** The user's name, shown in the greeting; absent: a neutral greeting. Never put in `To:`. */
+  name?: string;
   /** The full link to the verification page, token included. */
   link: string;
   /** When the token stops working (ISO 8601). */
   expiresAt: string;
 }
 
+/** What a security notice tells the account's owner happened. */
+export const SECURITY_NOTICE_EVENTS = [
+  'mfa-enabled',
+  'mfa-disabled',
+  'mfa-disabled-by-admin',
+  'recovery-codes-renewed',
+  'mfa-locked',
+] as const;
+export type SecurityNoticeEvent = (typeof SECURITY_NOTICE_EVENTS)[number];
+
+/** Data of `mail.security-notice`: a change to how the account signs in, told to its address. No name, no link. */
+export interface SecurityNoticeMailData {
+  /** Recipient address (a bare address; never a display name or a list). */
+  to: string;
+  event: SecurityNoticeEvent;
+}
+
 /** Message type → its data. */
 export interface MailDataByType {
   'mail.password-reset': PasswordResetMailData;
   'mail.email-verification': EmailVerificationMailData;
+  'mail.security-notice': SecurityNoticeMailData;
 }
 
 export type MailType = keyof MailDataByType;
@@ -68,15 +86,22 @@ const expiresAtSchema = Joi.string().isoDate().description('When the token expir
 export const MAIL_MESSAGE_SCHEMAS: MessageSchemas<MailDataByType> = {
   'mail.password-reset': Joi.object<PasswordResetMailData>({
     to: recipientSchema.required(),
-    name: nameSchema.required(),
+    name: nameSchema,
     link: linkSchema.required().description('Reset page link with the token.'),
     expiresAt: expiresAtSchema.required(),
   }),
   'mail.email-verification': Joi.object<EmailVerificationMailData>({
     to: recipientSchema.required(),
-    name: nameSchema.required(),
+    name: nameSchema,
     link: linkSchema.required().description('Verification page link with the token.'),
     expiresAt: expiresAtSchema.required(),
+  }),
+  'mail.security-notice': Joi.object<SecurityNoticeMailData>({
+    to: recipientSchema.required(),
+    event: Joi.string()
+      .valid(...SECURITY_NOTICE_EVENTS)
+      .required()
+      .description('What happened to how the account signs in.'),
   }),
 };
 

@@ -2,7 +2,7 @@
 export interface OutgoingMail {
   /** The message id; also the file name in outbox mode and part of the Message-ID header. */
   id: string;
-  to: { name: string; address: string };
+  to: { address: string };
   subject: string;
   text: string;
   html: string;

@@ -5,7 +5,8 @@ import type { OutgoingMail } from '../domain/mail.model';
 export function toMailOptions(mail: OutgoingMail, from: string): SendMailOptions {
   return {
     from,
-    to: { name: mail.to.name, address: mail.to.address },
+    // The bare address: a display name would be text chosen by whoever signed up.
+    to: mail.to.address,
     subject: mail.subject,
     text: mail.text,
     html: mail.html,
