@@ -1,5 +1,5 @@
-import type { Logger, Metrics } from '@restgate/shared';
-import { createRateLimits, parseQuota, type RedisHandle } from '@restgate/shared/limits';
+import type { Metrics } from '@restgate/shared';
+import { parseQuota, type RateLimits } from '@restgate/shared/limits';
 import type { AbuseConfig } from './abuse.config';
 import { createSignInBackoff } from './data/sign-in-backoff.store';
 import type { PasswordHasher } from './domain/password-hasher.port';
@@ -27,14 +27,12 @@ export function noAbuseLimits(): AbuseLimits {
  */
 export function wireAbuseProtection(parts: {
   config: AbuseConfig;
-  logger: Logger;
   metrics: Metrics;
   hasher: PasswordHasher;
-  /** The process's Redis connection (closed by the service). */
-  redis: RedisHandle;
+  /** Identity's limits on the process's Redis connection (closed by the service). */
+  limits: RateLimits;
 }): AbuseLimits {
-  const { config, logger, metrics, hasher, redis } = parts;
-  const limits = createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:identity` });
+  const { config, metrics, hasher, limits } = parts;
   const backoff = createSignInBackoff(limits, {
     freeFailures: config.PASSWORD_BACKOFF_FREE_FAILURES,
     baseSeconds: config.PASSWORD_BACKOFF_BASE_SECONDS,

@@ -467,11 +467,12 @@ export function mfaApi(_options?: IdentityApiOptions) {
     errors: [E.route_not_found, E.user_not_found],
   };
   const wrongCode = {
-    description: 'A wrong code counts in the sign-in back-off like a wrong password.',
+    description: "A wrong code counts towards the account's bound on wrong second factors (10 in a row, from any address).",
     errors: [E.credential_missing, E.invalid_token, E.invalid_mfa_code],
   };
   const backoff = {
-    description: 'Too many wrong passwords or codes for this account from this address (the sign-in back-off).',
+    description:
+      'Too many wrong passwords for this account from this address (the sign-in back-off), or 10 wrong codes in a row for this account from any address: each further check waits, from 1 minute doubling up to a day, until a right code or a password reset.',
     errors: [E.rate_limited],
   };
   // The caller's own second factor: answers carry secrets or codes, and the routes are off without the key.
@@ -487,7 +488,7 @@ export function mfaApi(_options?: IdentityApiOptions) {
       summary:
         'Finish a sign-in of a user with MFA on: the `mfaToken` of the 401 `mfa_required` and a one-time code (or a recovery code) open the session.',
       description:
-        'The `mfaToken` is the credential (no access token): single use (a right code uses it up; a wrong one does not), bound to its user, valid 5 minutes. A code is accepted within one 30 s step of clock drift and never twice. The access token\'s `amr` is `["pwd","otp"]` (`["pwd","mfa"]` after a recovery code; the provider\'s name instead of `pwd` after a social sign-in).',
+        'The `mfaToken` is the credential (no access token): single use (a right code uses it up, and so does its fifth check), bound to its user and to the password it was proven with (a password change or reset, ending all sessions, or 10 wrong codes in a row on the account end it), valid 5 minutes. A code is accepted within one 30 s step of clock drift and never twice. The access token\'s `amr` is `["pwd","otp"]` (`["pwd","mfa"]` after a recovery code; the provider\'s name instead of `pwd` after a social sign-in).',
       schemas: { body: mfaSignInBody },
       responses: {
         201: { description: 'A new session, as POST /auth gives without MFA.', schema: sessionTokensSchema },
@@ -500,14 +501,18 @@ export function mfaApi(_options?: IdentityApiOptions) {
     startTotpEnrolment: defineSpec({
       method: 'post',
       path: '/users/me/mfa/totp',
-      level: 'user',
+      level: 'user+basic',
       ...own,
       summary: 'Start turning on multi-factor sign-in: a new TOTP secret, its `otpauth://` URL and QR code for an authenticator app.',
       description:
-        'The enrolment is pending (sign-in is unchanged) until POST /users/me/mfa/totp/confirm accepts a code of this secret; calling this again replaces a pending secret.',
+        "Needs a fresh proof besides the token: your e-mail and password as HTTP Basic, or a session opened within the last 10 minutes (then Basic may be left out). The enrolment is pending (sign-in is unchanged) until POST /users/me/mfa/totp/confirm accepts a code of this secret; calling this again replaces a pending secret. Turning MFA on, off, and renewing recovery codes each mail the account's address.",
       responses: {
         201: { description: 'The pending enrolment. The secret is shown only now.', schema: totpEnrolmentSchema },
-        401: unauthorized,
+        401: {
+          description: 'An older session without the password is `reauthentication_required`.',
+          errors: [E.credential_missing, E.user_token_missing, E.invalid_credentials, E.reauthentication_required],
+        },
+        429: backoff,
         ...ownRefusals,
         409: { description: 'Turn it off first.', errors: [E.mfa_already_on] },
       },
@@ -582,7 +587,10 @@ export function mfaApi(_options?: IdentityApiOptions) {
           description: 'With `MFA_REQUIRED_ROLES` naming `admin`, an admin token without a second factor is `mfa_required`.',
           errors: [E.credential_missing, E.invalid_token, E.mfa_required],
         },
-        403: { errors: [E.forbidden, E.not_admin] },
+        403: {
+          description: "An admin's own MFA goes off through DELETE /users/me/mfa only.",
+          errors: [E.forbidden, E.not_admin, E.own_mfa_by_admin],
+        },
         404: notFound,
         409: { description: 'Nothing changed.', errors: [E.mfa_off] },
         503: {

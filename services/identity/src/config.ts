@@ -30,6 +30,7 @@ export interface IdentityConfig extends BaseConfig, AbuseConfig {
   TOPOLOGY_PREFIX: string;
   EMAIL_VERIFICATION_PAGE: string;
   REQUIRE_VERIFIED_EMAIL: boolean;
+  ADMIN_SIGN_UP?: 'master' | 'admin' | 'off';
   SOCIAL_PROVIDERS: SocialProviderName[];
   SOCIAL_TIMEOUT_MS: number;
   FACEBOOK_API_URL: string;
@@ -200,6 +201,12 @@ export const identityConfigSchema = baseConfigSchema.keys({
   REQUIRE_VERIFIED_EMAIL: Joi.boolean()
     .default(false)
     .description('When true, sign-in (POST /auth) of a user whose e-mail is not verified is refused: 403 `email_unverified`.'),
+  ADMIN_SIGN_UP: Joi.string()
+    .valid('master', 'admin', 'off')
+    .empty('')
+    .description(
+      "Who may create admins (role=admin on POST /users): master (the master key or an admin), admin (only an admin's token, with the second factor MFA_REQUIRED_ROLES asks for), off (no one). Unset: master, but admin with NODE_ENV=production, where master must be set explicitly (to create the first admin).",
+    ),
   OUTBOX_POLL_MS: Joi.number()
     .integer()
     .min(50)

@@ -8,6 +8,7 @@ import type { UserRepository } from './domain/identity-deps';
 import type { PasswordHasher } from './domain/password-hasher.port';
 import { PASSWORD_RESET, type PasswordResetDeps } from './domain/password-reset';
 import type { SessionDeps } from './domain/sessions';
+import type { UserRecord } from './domain/user';
 
 export type EmailedLinksConfig = Pick<
   IdentityConfig,
@@ -36,6 +37,8 @@ export function wireEmailedLinks(parts: {
   /** Mails per address and purpose (abuse.wiring.ts). */
   mailCaps: { passwordReset: LinkMailCap; emailVerification: LinkMailCap };
   mailQueued: () => void;
+  /** What else a completed reset ends (MFA's pending sign-ins, its wrong-code count). */
+  afterReset?: (before: UserRecord) => Promise<void>;
   logger: Logger;
 }): EmailedLinks {
   const { config, users, mailQueued, logger: log } = parts;
@@ -54,6 +57,7 @@ export function wireEmailedLinks(parts: {
       hasher: parts.hasher,
       sessions: parts.sessions,
       pages: { linkOrigins: config.RESET_LINK_ORIGINS, defaultPage: config.RESET_DEFAULT_PAGE },
+      afterReset: parts.afterReset,
     },
     emailVerifications: {
       purpose: EMAIL_VERIFICATION,

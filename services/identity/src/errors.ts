@@ -11,8 +11,25 @@ export const identityErrorCatalogue = errorCatalogue({
   not_your_profile: { status: 403, title: 'Forbidden', detail: 'You may change only your own profile.' },
   not_your_password: { status: 403, title: 'Forbidden', detail: "A user token changes only its own user's password." },
   not_your_sessions: { status: 403, title: 'Forbidden', detail: "Only the user themself or an admin may see or end a user's sessions." },
-  role_not_grantable: { status: 403, title: 'Forbidden', detail: 'Only the master key or an admin may create an admin.' },
+  role_not_grantable: {
+    status: 403,
+    title: 'Forbidden',
+    detail: 'This caller may not create an admin (ADMIN_SIGN_UP says who may: the master key or an admin, only an admin, or no one).',
+  },
   not_admin: { status: 403, title: 'Forbidden', detail: 'Only an admin may turn off the MFA of a user.' },
+  own_mfa_by_admin: {
+    status: 403,
+    title: 'Forbidden',
+    detail: 'An admin turns off their own MFA as every user does: DELETE /users/me/mfa, with the password and a code.',
+  },
+  reauthentication_required: {
+    status: 401,
+    title: 'Unauthorized',
+    detail:
+      'Adding a second factor needs a fresh proof: send the password as HTTP Basic with the token, or sign in again (a session opened within the last 10 minutes).',
+    // RFC 9470: the authentication is too old for this (max_age in seconds).
+    headers: { 'WWW-Authenticate': 'Bearer realm="restgate", error="insufficient_user_authentication", max_age=600' },
+  },
   email_unverified: {
     status: 403,
     title: 'Forbidden',
@@ -123,6 +140,9 @@ export const identityErrors = {
   notYourPassword: (): AppError => problem(E.not_your_password),
   roleNotGrantable: (): AppError => problem(E.role_not_grantable),
   notAdmin: (): AppError => problem(E.not_admin),
+  ownMfaByAdmin: (): AppError => problem(E.own_mfa_by_admin),
+  /** An access token alone does not add a factor: the password, or a session opened recently. */
+  reauthenticationRequired: (): AppError => problem(E.reauthentication_required),
   needsUser: (): AppError => errors.unauthorized('"me" needs a user token.', false),
   /** Every hashing worker is busy and the queue is full: come back shortly rather than wait. */
   hashQueueFull: (): AppError => problem(E.busy),

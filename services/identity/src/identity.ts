@@ -1,6 +1,6 @@
 import { createMetrics, type Logger, type Metrics } from '@restgate/shared';
 import { applyPolicy } from '@restgate/shared/http';
-import { createRedis, type RedisHandle } from '@restgate/shared/limits';
+import { createRateLimits, createRedis, type RedisHandle } from '@restgate/shared/limits';
 import { createMongo, retryUntil, type MongoHandle } from '@restgate/shared/data';
 import { createAmqp, type AmqpClient, type AmqpOptions } from '@restgate/shared/messaging';
 import type { Express } from 'express';
@@ -13,6 +13,10 @@ import { createPasswordHasher } from './crypto/password-hasher';
 import { createTokenIssuer } from './crypto/token-issuer';
 import { createRevocationRecorder } from './data/revocation.store';
 import { MongoMfaRepository } from './data/mfa.repository';
+import { createSecondFactorGuard } from './data/second-factor-guard.store';
+import { MongoSecurityNoticeRepository } from './data/security-notice.repository';
+import { afterPasswordReset } from './domain/mfa';
+import { SECOND_FACTOR_RULES } from './domain/second-factor-guard';
 import { OutboxRepository } from './data/outbox.repository';
 import { MongoSessionRepository } from './data/session.repository';
 import { createMfaCrypto } from './crypto/mfa-crypto';
@@ -91,7 +95,8 @@ export function createIdentity({
     signInShare: config.HASH_SIGN_IN_SHARE / 100,
   });
   const redis = createRedis(config.REDIS_URL, logger);
-  const abuse = abuseProtection ? wireAbuseProtection({ config, logger, metrics, hasher, redis }) : undefined;
+  const rateLimits = createRateLimits({ redis: redis.client, logger, metrics, keyPrefix: `${config.REDIS_KEY_PREFIX}:identity` });
+  const abuse = abuseProtection ? wireAbuseProtection({ config, metrics, hasher, limits: rateLimits }) : undefined;
   const limits = abuse ?? noAbuseLimits();
   const sessions = new MongoSessionRepository(mongo.db);
   // Remembered as long as the longest access token lives: past that, its tokens are dead anyway.
@@ -102,6 +107,10 @@ export function createIdentity({
     audience: config.JWT_AUDIENCE,
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
+  const mfa = new MongoMfaRepository(mongo.db);
+  // A security rule of every challenge, not an abuse limit an operator turns off: always on Redis.
+  const secondFactors = createSecondFactorGuard(rateLimits, SECOND_FACTOR_RULES);
+  const notices = new MongoSecurityNoticeRepository(mongo.db);
   const links = wireEmailedLinks({
     config,
     db: mongo.db,
@@ -110,13 +119,11 @@ export function createIdentity({
     sessions: { sessions, revocations },
     mailCaps: limits.mailCaps,
     mailQueued: () => relay.wake(),
+    afterReset: (user) => afterPasswordReset({ mfa, secondFactors }, user),
     logger,
   });
   const amqp = createAmqp({ name: 'identity', ...amqpOptions, url: config.AMQP_URL, logger });
-  const outbox = new OutboxRepository(
-    mongo.db,
-    links.repositories.map((r) => r.collection),
-  );
+  const outbox = new OutboxRepository(mongo.db, [...links.repositories.map((r) => r.collection), notices.collection]);
   const relay = createOutboxRelay({
     amqp,
     outbox,
@@ -128,15 +135,19 @@ export function createIdentity({
     logger,
     jobs: {
       ...Object.fromEntries(links.repositories.map((r) => [r.collection, () => r.deleteExpired(new Date())])),
+      [notices.collection]: () => notices.deleteExpired(new Date()),
       outbox_leases: () => outbox.deleteExpiredLeases(),
       // Here rather than at sign-in, which would add a query to every sign-in.
       sessions: () => sessions.deleteExpired(new Date()),
     },
   });
-  const mfa = new MongoMfaRepository(mongo.db);
   const deps: IdentityDeps = {
     users,
     mfa,
+    secondFactors,
+    notices,
+    noticeQueued: () => relay.wake(),
+    adminSignUp: config.ADMIN_SIGN_UP ?? (config.NODE_ENV === 'production' ? 'admin' : 'master'),
     mfaCrypto: config.MFA_ENCRYPTION_KEY ? createMfaCrypto(config.MFA_ENCRYPTION_KEY, config.JWT_ISSUER) : undefined,
     hasher,
     tokens,
@@ -161,7 +172,7 @@ export function createIdentity({
   const app = createApp({ config, logger, routes, readiness: [mongo.readiness, redis.readiness], metrics });
   metrics.gauge({
     name: 'identity_outbox_pending',
-    help: 'Password-reset and e-mail verification mails waiting in the outbox for the broker.',
+    help: 'Password-reset, e-mail verification and security notice mails waiting in the outbox for the broker.',
     async collect() {
       this.set(await relay.backlog());
     },
@@ -182,6 +193,7 @@ export function createIdentity({
       await retryUntil(() => users.ensureIndexes(), waitMs, logger, 'creating indexes');
       await retryUntil(() => sessions.ensureIndexes(), waitMs, logger, 'creating session indexes');
       await retryUntil(() => mfa.ensureIndexes(), waitMs, logger, 'creating MFA indexes');
+      await retryUntil(() => notices.ensureIndexes(), waitMs, logger, 'creating security notice indexes');
       for (const repository of links.repositories) {
         const { ttl } = await retryUntil(() => repository.ensureIndexes(), waitMs, logger, `creating ${repository.collection} indexes`);
         if (repository.options.ttlIndex && !ttl) {

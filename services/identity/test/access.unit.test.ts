@@ -7,6 +7,7 @@ const user: Principal = { kind: 'user', id: ID, role: 'user' };
 const admin: Principal = { kind: 'user', id: 'f'.repeat(24), role: 'admin' };
 const master: Principal = { kind: 'master' };
 const anonymous: Principal = { kind: 'anonymous' };
+const stepUpAdmin: Principal = { kind: 'user', id: 'e'.repeat(24), role: 'admin', needsSecondFactor: true };
 
 const statusOf = (fn: () => unknown) => {
   try {
@@ -36,19 +37,31 @@ describe('assertSelfOrAdmin', () => {
     ['another user', { kind: 'user', id: 'a'.repeat(24), role: 'user' } as Principal, 403],
     ['the master key', master, 401],
     ['nobody', anonymous, 401],
+    // MFA_REQUIRED_ROLES names admin and the session has no second factor: no rights over others.
+    ['an admin without the second factor asked for', stepUpAdmin, 401],
   ])('%s → %s', (_label, caller, expected) => {
     expect(statusOf(() => assertSelfOrAdmin(caller, ID))).toBe(expected);
+  });
+
+  test('an admin without the second factor asked for still acts on their own profile', () => {
+    expect(statusOf(() => assertSelfOrAdmin(stepUpAdmin, stepUpAdmin.kind === 'user' ? stepUpAdmin.id : ''))).toBe('ok');
   });
 });
 
 describe('assertMayGrantRole', () => {
   test.each([
-    [master, 'admin', 'ok'],
-    [admin, 'admin', 'ok'],
-    [user, 'admin', 403],
-    [anonymous, 'admin', 403],
-    [anonymous, 'user', 'ok'],
-  ] as const)('%o granting %s → %s', (caller, role, expected) => {
-    expect(statusOf(() => assertMayGrantRole(caller, role))).toBe(expected);
+    [master, 'admin', 'master', 'ok'],
+    [admin, 'admin', 'master', 'ok'],
+    [user, 'admin', 'master', 403],
+    [anonymous, 'admin', 'master', 403],
+    [anonymous, 'user', 'master', 'ok'],
+    [master, 'admin', 'admin', 403],
+    [admin, 'admin', 'admin', 'ok'],
+    [stepUpAdmin, 'admin', 'admin', 401],
+    [master, 'user', 'admin', 'ok'],
+    [master, 'admin', 'off', 403],
+    [admin, 'admin', 'off', 403],
+  ] as const)('%o granting %s under ADMIN_SIGN_UP=%s → %s', (caller, role, setting, expected) => {
+    expect(statusOf(() => assertMayGrantRole(caller, role, setting))).toBe(expected);
   });
 });

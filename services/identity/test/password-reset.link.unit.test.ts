@@ -49,8 +49,28 @@ describe('newLinkToken', () => {
 });
 
 describe('mailName', () => {
-  test('control characters become spaces, and an empty name falls back to the e-mail', () => {
-    expect(mailName({ name: 'Ada\r\nBcc: x@evil.test', email: 'ada@example.com' })).toBe('Ada  Bcc: x@evil.test');
-    expect(mailName({ name: '\n\t', email: 'ada@example.com' })).toBe('ada');
+  test('a proven address is greeted by a plain name, in any script', () => {
+    expect(mailName({ name: 'Ada Lovelace', emailVerified: true })).toBe('Ada Lovelace');
+    expect(mailName({ name: "  Zoë O'Brien-Søren ", emailVerified: true })).toBe("Zoë O'Brien-Søren");
+    expect(mailName({ name: '李小龍', emailVerified: true })).toBe('李小龍');
+  });
+
+  test('an address not proven yet is greeted neutrally, whatever the name', () => {
+    expect(mailName({ name: 'Ada Lovelace', emailVerified: false })).toBeUndefined();
+  });
+
+  test('a name that is more than a name (control characters, links, digits, symbols, over 60 characters) is never put in a mail', () => {
+    for (const name of [
+      'Ada\r\nBcc: x@evil.test',
+      'Your account is locked, call 555 0100',
+      'Support: https://evil.test/login',
+      'evil.test/reset',
+      '\n\t',
+      '',
+      'A'.repeat(61),
+      'Ada <b>Lovelace</b>',
+    ]) {
+      expect(mailName({ name, emailVerified: true })).toBeUndefined();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { expectProblem, startIdentity, type IdentityHarness, type TestUser } from './support/identity-harness';
+import { basic, expectProblem, startIdentity, type IdentityHarness, type TestUser } from './support/identity-harness';
 
 describe('conditional requests on /users/:id and /users/me', () => {
   let h: IdentityHarness;
@@ -20,10 +20,38 @@ describe('conditional requests on /users/:id and /users/me', () => {
 
     expect(first.headers.etag).toMatch(/^"[^"]+"$/);
     expect(again.status).toBe(304);
-    expect(own.headers.etag).toBe(first.headers.etag);
+    // Two views, two tags: the public one is made of what it shows.
+    expect(own.headers.etag).not.toBe(first.headers.etag);
     expect(changed.headers.etag).not.toBe(first.headers.etag);
     expect(after.status).toBe(200);
-    expect(after.headers.etag).toBe(changed.headers.etag);
+    expect(after.headers.etag).not.toBe(first.headers.etag);
+  });
+
+  test('when the password changes, then the own view gets a new ETag and the public view keeps its own: nobody polling it learns of the change', async () => {
+    const user = await h.aUser();
+    const publicBefore = (await h.call('get', `/users/${user.id}`)).headers.etag!;
+    const ownBefore = (await h.call('get', '/users/me', user.principal)).headers.etag!;
+
+    const changed = await h
+      .call('put', `/users/${user.id}/password`, user.principal)
+      .set('Authorization', basic(user.email, user.password))
+      .send({ password: `pw-new-${user.id}` });
+
+    expect(changed.status).toBe(200);
+    expect((await h.call('get', '/users/me', user.principal)).headers.etag).not.toBe(ownBefore);
+    const cached = await h.call('get', `/users/${user.id}`).set('If-None-Match', publicBefore);
+    expect(cached.status).toBe(304);
+  });
+
+  test('when an admin writes with the If-Match of the public view, then it is honoured like the user tag: current passes, stale is 412', async () => {
+    const user = await h.aUser({ name: 'Before' });
+    const publicTag = (await h.call('get', `/users/${user.id}`)).headers.etag!;
+
+    const first = await h.call('patch', `/users/${user.id}`, admin.principal).set('If-Match', publicTag).send({ name: 'One' });
+    const second = await h.call('patch', `/users/${user.id}`, admin.principal).set('If-Match', publicTag).send({ name: 'Two' });
+
+    expect(first.status).toBe(200);
+    expectProblem(second, 412);
   });
 
   test.each(['put', 'patch'] as const)('when %s of a profile names a stale If-Match, then 412 and the name stays', async (method) => {

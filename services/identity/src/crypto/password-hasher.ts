@@ -35,7 +35,9 @@ export interface Argon2Params {
  *
  * `signInShare` (0–1): the part of the capacity (workers + waiting room) that only sign-ins may
  * take. Other work (sign-ups, password changes and resets) is refused once it holds the rest, so a
- * flood of it can't make sign-ins answer 503; and a free worker serves a waiting sign-in first.
+ * flood of it can't make sign-ins answer 503. Turns alternate between the two lanes while both
+ * wait, so neither starves the other: a flood of sign-ins (even for e-mails that don't exist)
+ * can't make a password change wait until its client gives up.
  */
 export function createPasswordHasher(options: {
   argon2: Argon2Params;
@@ -116,11 +118,13 @@ export function createPasswordHasher(options: {
 }
 
 /**
- * `size` turns, handed out first come, first served within a lane, waiting sign-ins before the
- * rest; a wait ends early, refused, when its signal aborts.
+ * `size` turns, handed out first come, first served within a lane, and in alternation between
+ * the lanes while both have someone waiting (weighted 1:1: a reserved half, not a priority); a
+ * wait ends early, refused, when its signal aborts.
  */
 class Turns {
   private taken = 0;
+  private lastLane: HashLane = 'other';
   private readonly queues: Record<HashLane, Array<() => void>> = { 'sign-in': [], other: [] };
 
   constructor(private readonly size: number) {}
@@ -150,11 +154,17 @@ class Turns {
     });
   }
 
-  /** Ends a turn: the next in line (if any) has it, a sign-in first. */
+  /** Ends a turn: the next in line (if any) has it, from the lane that did not have the last one when both wait. */
   give(): void {
-    const next = this.queues['sign-in'].shift() ?? this.queues.other.shift();
-    if (next) next();
-    else this.taken -= 1;
+    const first: HashLane = this.lastLane === 'sign-in' ? 'other' : 'sign-in';
+    const lane: HashLane = this.queues[first].length > 0 ? first : first === 'sign-in' ? 'other' : 'sign-in';
+    const next = this.queues[lane].shift();
+    if (!next) {
+      this.taken -= 1;
+      return;
+    }
+    this.lastLane = lane;
+    next();
   }
 }
 

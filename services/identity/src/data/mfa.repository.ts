@@ -17,6 +17,7 @@ interface FactorDocument {
 interface ChallengeDocument {
   _id: string;
   userId: ObjectId;
+  credentialsEpoch: number;
   amr: string[];
   userAgent: string | null;
   expiresAt: Date;
@@ -134,7 +135,19 @@ export class MongoMfaRepository implements MfaRepository {
 
   async findChallenge(tokenHash: string): Promise<MfaChallengeRecord | null> {
     const doc = await this.challenges.findOne({ _id: tokenHash });
-    return doc ? { userId: doc.userId.toHexString(), amr: doc.amr, userAgent: doc.userAgent, expiresAt: doc.expiresAt } : null;
+    if (!doc) return null;
+    // A challenge written before epochs were kept (-1) matches no user's epoch: it ends.
+    const credentialsEpoch = typeof doc.credentialsEpoch === 'number' ? doc.credentialsEpoch : -1;
+    return { userId: doc.userId.toHexString(), credentialsEpoch, amr: doc.amr, userAgent: doc.userAgent, expiresAt: doc.expiresAt };
+  }
+
+  async deleteChallenge(tokenHash: string): Promise<void> {
+    await this.challenges.deleteOne({ _id: tokenHash });
+  }
+
+  async endChallenges(userId: string): Promise<void> {
+    const _id = parseObjectId(userId);
+    if (_id) await this.challenges.deleteMany({ userId: _id });
   }
 
   async claimChallenge(tokenHash: string, expiresAt: Date): Promise<boolean> {

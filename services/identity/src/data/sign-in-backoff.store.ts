@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { rateLimited, type Quota, type RateLimits } from '@restgate/shared/limits';
+import { addressKey, rateLimited, type Quota, type RateLimits } from '@restgate/shared/limits';
 import { backoffSeconds, type BackoffReservation, type BackoffSettings, type SignInBackoff } from '../domain/sign-in-backoff';
 
 /** The e-mail never goes into Redis as it is: its hash keys the counters. */
@@ -61,7 +61,8 @@ export function createSignInBackoff(limits: RateLimits, rules: Rules): SignInBac
     async reserve(email, address) {
       const account = accountKey(email);
       // One hash slot for both keys (`{…}`): a script may touch them together on a Redis Cluster too.
-      const keys: Keys = { streak: `${prefix}:{${account}}:from:${address}`, account: `${prefix}:{${account}}:account` };
+      // An IPv6 client counts per /64 (addressKey), or each of its addresses would start a new streak.
+      const keys: Keys = { streak: `${prefix}:{${account}}:from:${addressKey(address)}`, account: `${prefix}:{${account}}:account` };
       let store: Store = redis;
       const verdict = await limits.guarded(
         'password-backoff',

@@ -2,10 +2,11 @@ import type { Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { authenticate, confirmPassword, type CheckContext, type Credentials } from './authenticate';
 import type { IdentityDeps } from './identity-deps';
+import { endPendingSignIns } from './mfa';
 import { replaceCredentials } from './sessions';
 import type { UserRecord } from './user';
 
-type ChangeDeps = Pick<IdentityDeps, 'users' | 'hasher' | 'backoff' | 'sessions' | 'revocations' | 'resetTokens'>;
+type ChangeDeps = Pick<IdentityDeps, 'users' | 'hasher' | 'backoff' | 'sessions' | 'revocations' | 'resetTokens' | 'mfa'>;
 
 /**
  * A user changes their own password: their token (level `user+basic`) and their current e-mail and
@@ -39,6 +40,7 @@ export async function changePassword(
   );
   if (!updated) throw identityErrors.userNotFound();
   await deps.resetTokens.deleteAllOfUser(user.id);
+  await endPendingSignIns(deps, user.id);
   return updated;
 }
 

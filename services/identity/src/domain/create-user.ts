@@ -18,6 +18,8 @@ export interface CreateUserInput {
 export interface CreateUserContext {
   requestId?: string;
   log?: Logger;
+  /** The request's: a client gone (or a gateway that timed out) before the hash is done creates no user. */
+  signal?: AbortSignal;
 }
 
 /** Sign-up: the user, unverified, and a verification mail to the address. */
@@ -27,9 +29,9 @@ export async function createUser(
   input: CreateUserInput,
   context: CreateUserContext = {},
 ): Promise<UserRecord> {
-  assertMayGrantRole(caller, input.role);
+  assertMayGrantRole(caller, input.role, deps.adminSignUp);
   const email = normalizeEmail(input.email);
-  const passwordHash = await deps.hasher.hash(input.password);
+  const passwordHash = await deps.hasher.hash(input.password, context.signal);
   let user;
   try {
     user = await deps.users.insert({

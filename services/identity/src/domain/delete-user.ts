@@ -1,9 +1,9 @@
 import { errors, type Principal } from '@restgate/shared';
-import { assertIfMatch } from '@restgate/shared/http';
 import { identityErrors } from '../errors';
-import { userTag } from './get-user';
+import { assertUserIfMatch } from './get-user';
 import { getUser } from './user';
 import type { IdentityDeps } from './identity-deps';
+import { endPendingSignIns } from './mfa';
 import { endSessionsOfUser } from './sessions';
 
 /**
@@ -12,7 +12,7 @@ import { endSessionsOfUser } from './sessions';
  * session.
  */
 export async function deleteUser(
-  deps: Pick<IdentityDeps, 'users' | 'sessions' | 'revocations'>,
+  deps: Pick<IdentityDeps, 'users' | 'sessions' | 'revocations' | 'mfa'>,
   caller: Principal,
   userId: string,
   ifMatch?: string,
@@ -20,10 +20,11 @@ export async function deleteUser(
   const user = await getUser(deps, userId);
   // Checked before anything ends; the delete names the version, so a change since is a 412 too
   // (the tokens revoked by then stay revoked: the user signs in again).
-  assertIfMatch(ifMatch, userTag(user));
+  assertUserIfMatch(ifMatch, user);
   await deps.revocations.userEnded(userId);
   const deleted = await deps.users.delete(userId, ifMatch === undefined ? undefined : (user.version ?? 0));
   if (!deleted && ifMatch !== undefined && (await deps.users.findById(userId))) throw errors.preconditionFailed();
   await endSessionsOfUser(deps, userId);
+  await endPendingSignIns(deps, userId);
   if (!deleted) throw identityErrors.userNotFound();
 }

@@ -3,7 +3,7 @@ import type { AppError, Logger } from '@restgate/shared';
 import { hasControlCharacters } from '@restgate/shared/messaging';
 import type { UserRepository } from './identity-deps';
 import { linkMail, type LinkMail, type LinkMailType } from './link-mail';
-import { nameFromEmail, normalizeEmail, type UserRecord } from './user';
+import { normalizeEmail, type UserRecord } from './user';
 
 /**
  * An e-mailed one-time link: a token mailed to a user's address, stored only as its hash, that
@@ -116,7 +116,7 @@ export async function consumeLink(deps: Pick<EmailedLinkDeps, 'purpose' | 'links
  */
 export async function queueLinkMail(
   deps: EmailedLinkDeps,
-  user: Pick<UserRecord, 'id' | 'email' | 'name'>,
+  user: Pick<UserRecord, 'id' | 'email' | 'name' | 'emailVerified'>,
   page: (token: string) => string,
   requestId: string,
   log: Logger = deps.log,
@@ -125,7 +125,8 @@ export async function queueLinkMail(
   const expiresAt = new Date(Date.now() + deps.ttlSeconds * 1000);
   let envelope;
   try {
-    const data = { to: user.email, name: mailName(user), link: page(token), expiresAt: expiresAt.toISOString() };
+    const name = mailName(user);
+    const data = { to: user.email, ...(name === undefined ? {} : { name }), link: page(token), expiresAt: expiresAt.toISOString() };
     envelope = linkMail(deps.purpose.mailType, data, requestId);
   } catch (err) {
     log.error({ err, userId: user.id }, `${deps.purpose.mailType} cannot be built for this user; nothing sent`);
@@ -160,14 +161,19 @@ export async function requestLink(
   await deps.links.insertStandIn({ tokenHash: newLinkToken().tokenHash, expiresAt: new Date(Date.now() + deps.ttlSeconds * 1000) });
 }
 
-/** The name for the greeting: without control characters (the mail schema refuses them), never empty. */
-export function mailName(user: Pick<UserRecord, 'name' | 'email'>): string {
-  const clean = [...user.name]
-    .map((ch) => (hasControlCharacters(ch) ? ' ' : ch))
-    .join('')
-    .trim()
-    .slice(0, 200);
-  return clean || nameFromEmail(user.email);
+/** A name a mail may greet with: letters (any script) with spaces, dots, apostrophes and hyphens; no digits, links or symbols. */
+const GREETABLE_NAME = /^\p{L}[\p{L}\p{M} .'\u2019-]{0,59}$/u;
+
+/**
+ * The name a mail greets with, if any. Whoever signs up chooses the name, and may sign up someone
+ * else's address: a mail to an address not proven yet greets neutrally, so no stranger's text
+ * reaches it under the service's name; and a name that is more than a name (digits, a link,
+ * symbols, past 60 characters) is never put in a mail. The name never goes into `To:`.
+ */
+export function mailName(user: Pick<UserRecord, 'name' | 'emailVerified'>): string | undefined {
+  if (!user.emailVerified) return undefined;
+  const name = user.name.trim();
+  return GREETABLE_NAME.test(name) && !hasControlCharacters(name) ? name : undefined;
 }
 
 /** `<page>/<token>`. */

@@ -1,4 +1,6 @@
 import type { MfaCrypto, MfaRepository } from './mfa-ports';
+import type { SecondFactorGuard } from './second-factor-guard';
+import type { SecurityNoticeDeps } from './security-notice';
 import type { Logger } from '@restgate/shared';
 import type { ListingPage, ListingQuery } from '@restgate/shared/data';
 import type { PasswordHasher } from './password-hasher.port';
@@ -64,13 +66,17 @@ export interface UserRepository {
  * Queues a verification link to a user's address; false when no mail can be built for it. A port
  * (wired to email-verification.ts) so that sign-up needs nothing else of verification.
  */
-export type VerificationMailer = (user: Pick<UserRecord, 'id' | 'email' | 'name'>, requestId: string, log?: Logger) => Promise<boolean>;
+export type VerificationMailer = (
+  user: Pick<UserRecord, 'id' | 'email' | 'name' | 'emailVerified'>,
+  requestId: string,
+  log?: Logger,
+) => Promise<boolean>;
 
 /** Sends nothing: where no verification mail is wanted (tests that count other mails). */
 export const noVerificationMail: VerificationMailer = async () => false;
 
 /** What the use cases work with. */
-export interface IdentityDeps {
+export interface IdentityDeps extends SecurityNoticeDeps {
   users: UserRepository;
   hasher: PasswordHasher;
   tokens: TokenIssuer;
@@ -86,8 +92,15 @@ export interface IdentityDeps {
   sendVerificationMail: VerificationMailer;
   /** Second factors and sign-ins waiting for one (always there: sign-in must see a factor even without the key). */
   mfa: MfaRepository;
+  /** The bounds on guessing second factors (per challenge, per account). */
+  secondFactors: SecondFactorGuard;
   /** TOTP and the MFA_ENCRYPTION_KEY; absent when the key is not set (the MFA routes are not served). */
   mfaCrypto?: MfaCrypto;
   /** Ends every password-reset token of a user (a password change makes them moot). */
   resetTokens: { deleteAllOfUser(userId: string): Promise<number> };
+  /** Who may sign up as an admin (ADMIN_SIGN_UP). */
+  adminSignUp: AdminSignUp;
 }
+
+/** ADMIN_SIGN_UP: `master` — the master key or an admin may create admins; `admin` — only an admin's token; `off` — no one. */
+export type AdminSignUp = 'master' | 'admin' | 'off';

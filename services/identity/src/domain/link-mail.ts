@@ -14,8 +14,8 @@ export type LinkMailType = (typeof LINK_MAIL_TYPES)[number];
 export interface LinkMailData {
   /** One bare address: no display name, no list. */
   to: string;
-  /** The user's name, for the greeting. */
-  name: string;
+  /** The user's name, for the greeting; absent: a neutral greeting (an address not proven yet, or a name not fit for mail). */
+  name?: string;
   /** The page the link opens, token included. */
   link: string;
   /** When the token stops working (ISO 8601). */
@@ -35,7 +35,7 @@ export const linkMailSchema = Joi.object<LinkMailData>({
     .pattern(BARE_ADDRESS, 'bare address')
     .email({ tlds: { allow: false }, multiple: false, ignoreLength: false })
     .required(),
-  name: Joi.string().min(1).max(200).custom(noControlCharacters('name')).required(),
+  name: Joi.string().min(1).max(200).custom(noControlCharacters('name')),
   link: mailLinkSchema.custom(noControlCharacters('link')).required(),
   expiresAt: Joi.string().isoDate().required(),
 });

@@ -1,6 +1,8 @@
 import type { Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { assertSelfOrAdmin } from './access';
+import type { IdentityDeps } from './identity-deps';
+import { endPendingSignIns } from './mfa';
 import { getUser } from './user';
 import { endSessions, endSessionsOfUser, type SessionDeps, type SessionRecord } from './sessions';
 
@@ -24,13 +26,14 @@ export async function listSessions(
   return deps.sessions.listOfUser(userId, page, new Date(), user.credentialsEpoch);
 }
 
-/** `DELETE /users/:id/sessions`: every session of the user ends; the user themself or an admin. */
+/** `DELETE /users/:id/sessions`: every session of the user ends, and so does every sign-in waiting for a second factor; the user themself or an admin. */
 export async function endAllSessions(
-  deps: Pick<SessionDeps, 'sessions' | 'revocations' | 'users'>,
+  deps: Pick<SessionDeps, 'sessions' | 'revocations' | 'users'> & Pick<IdentityDeps, 'mfa'>,
   caller: Principal,
   userId: string,
 ): Promise<void> {
   assertSelfOrAdmin(caller, userId, identityErrors.notYourSessions);
   await getUser(deps, userId);
   await endSessionsOfUser(deps, userId);
+  await endPendingSignIns(deps, userId);
 }

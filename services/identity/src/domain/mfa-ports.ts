@@ -21,6 +21,8 @@ export interface MfaFactorRecord {
 /** A sign-in waiting for its second factor: `mfaToken` is stored only as a hash. */
 export interface MfaChallengeRecord {
   userId: string;
+  /** The user's credentials epoch when the first factor was proven: the session opens with it. */
+  credentialsEpoch: number;
   /** How the first factor was proven (`pwd`, or the social provider's name). */
   amr: string[];
   userAgent: string | null;
@@ -48,6 +50,10 @@ export interface MfaRepository {
   findChallenge(tokenHash: string): Promise<MfaChallengeRecord | null>;
   /** True for the one caller that uses the challenge. */
   claimChallenge(tokenHash: string, expiresAt: Date): Promise<boolean>;
+  /** Ends one challenge (its checks are used up). */
+  deleteChallenge(tokenHash: string): Promise<void>;
+  /** Ends every pending sign-in of the user. */
+  endChallenges(userId: string): Promise<void>;
 }
 
 /** What MFA needs besides the identity deps: absent when MFA_ENCRYPTION_KEY is not set (its routes are not served). */

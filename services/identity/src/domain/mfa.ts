@@ -1,15 +1,22 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { hasSecondFactor, errors, type Principal } from '@restgate/shared';
+import { assertAdminRights, hasSecondFactor, errors, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { confirmPassword, type CheckContext, type Credentials } from './authenticate';
 import type { IdentityDeps } from './identity-deps';
+import { SECOND_FACTOR_RULES } from './second-factor-guard';
+import { notifyUser } from './security-notice';
 import { endSessionsOfUser, openSession, storedUserAgent, type SignedIn } from './sessions';
-import type { MfaCrypto, MfaFactorRecord } from './mfa-ports';
-import { getUser, type UserRecord } from './user';
+import type { MfaCrypto, MfaFactorRecord, MfaRepository } from './mfa-ports';
+import { getUser, isPasswordProven, type UserRecord } from './user';
 
 export type MfaDeps = IdentityDeps & { mfaCrypto: MfaCrypto };
 
+/** Where a check of a second factor comes from: the request's id rides on the mail a check may send. */
+export type MfaContext = CheckContext & { requestId?: string };
+
 const CHALLENGE_TTL_MS = 5 * 60_000;
+/** Enrolment without the password needs a session opened this recently (a stolen older token can't add a factor). */
+export const RECENT_SIGN_IN_MS = 10 * 60_000;
 const RECOVERY_CODES = 10;
 // RFC 4648's base32 alphabet in lower case: 32 symbols, so `byte % 32` is unbiased, and 10 characters are 50 bits.
 const RECOVERY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
@@ -49,39 +56,63 @@ export async function openSessionOrChallenge(deps: IdentityDeps, user: UserRecor
   const mfaToken = randomBytes(32).toString('base64url');
   await deps.mfa.insertChallenge(sha256(mfaToken), {
     userId: user.id,
+    // The password (or provider) was proven under this epoch: a change or reset since ends the challenge.
+    credentialsEpoch: user.credentialsEpoch,
     amr,
     userAgent: storedUserAgent(userAgent),
     expiresAt: new Date(Date.now() + CHALLENGE_TTL_MS),
   });
-  throw errors.mfaRequired('This account has multi-factor sign-in on: send the mfaToken with a one-time code (or a recovery code) to POST /auth/mfa within 5 minutes.', mfaToken);
+  throw errors.mfaRequired(
+    'This account has multi-factor sign-in on: send the mfaToken with a one-time code (or a recovery code) to POST /auth/mfa within 5 minutes.',
+    mfaToken,
+  );
 }
 
 /**
- * One check of a second factor of `user`, inside the sign-in back-off of their account: a wrong
- * code counts like a wrong password, a right one resets the count. A TOTP code is accepted within
- * one step of drift and only once (its step, and every earlier one, is used up); a recovery code once.
+ * One check of a second factor of `user`, under the guard's bounds (second-factor-guard.ts): at
+ * most 5 checks per challenge, and after 10 wrong codes in a row on the account, from any
+ * address, its pending sign-ins end, its owner is mailed, and further checks wait. A TOTP code is
+ * accepted within one step of drift and only once (its step, and every earlier one, is used up);
+ * a recovery code once.
  */
 async function checkSecondFactor(
   deps: MfaDeps,
   user: UserRecord,
   factor: MfaFactorRecord,
   proof: { code?: string; recoveryCode?: string },
-  context: CheckContext,
+  context: MfaContext,
+  challengeKey?: string,
 ): Promise<'otp' | 'mfa'> {
-  const reservation = await deps.backoff.reserve(user.email, context.clientAddress);
+  const check = await deps.secondFactors.reserve(user.id, challengeKey);
+  if (check === 'spent') {
+    if (challengeKey) await deps.mfa.deleteChallenge(challengeKey);
+    throw identityErrors.mfaTokenInvalid();
+  }
   let method: 'otp' | 'mfa' | null;
   try {
     method = await verifyProof(deps, factor, proof);
   } catch (err) {
-    await reservation.release();
+    await check.release();
     throw err;
   }
-  if (!method) throw identityErrors.wrongMfaCode();
-  await reservation.succeeded();
-  return method;
+  if (method) {
+    await check.succeeded();
+    return method;
+  }
+  if (check.failures >= SECOND_FACTOR_RULES.accountBound) {
+    await deps.mfa.endChallenges(user.id);
+    if (check.failures === SECOND_FACTOR_RULES.accountBound) await notifyUser(deps, user, 'mfa-locked', context.requestId);
+  } else if (challengeKey && check.challengeChecks >= SECOND_FACTOR_RULES.perChallenge) {
+    await deps.mfa.deleteChallenge(challengeKey);
+  }
+  throw identityErrors.wrongMfaCode();
 }
 
-async function verifyProof(deps: MfaDeps, factor: MfaFactorRecord, proof: { code?: string; recoveryCode?: string }): Promise<'otp' | 'mfa' | null> {
+async function verifyProof(
+  deps: MfaDeps,
+  factor: MfaFactorRecord,
+  proof: { code?: string; recoveryCode?: string },
+): Promise<'otp' | 'mfa' | null> {
   if (proof.code !== undefined) {
     const secret = deps.mfaCrypto.openSecret(factor.sealedSecret, factor.userId);
     // Not the client's fault: the key changed since enrolment (a generic 500, logged).
@@ -103,16 +134,47 @@ async function loadCaller(deps: IdentityDeps, caller: Principal): Promise<UserRe
   return getUser(deps, caller.id);
 }
 
+/**
+ * A factor is added only by someone who just proved who they are: the password (HTTP Basic) sent
+ * with the token, or a session opened within RECENT_SIGN_IN_MS. An access token alone, stolen or
+ * left behind, can't put another person's authenticator on the account.
+ */
+async function assertFreshProof(
+  deps: MfaDeps,
+  caller: Principal,
+  user: UserRecord,
+  credentials: Credentials | null,
+  context: CheckContext,
+) {
+  if (credentials) {
+    await confirmPassword(deps, user, credentials, context);
+    return;
+  }
+  const session = caller.kind === 'user' && caller.sid ? await deps.sessions.findSession(caller.sid, new Date()) : null;
+  if (!session || Date.now() - session.createdAt.getTime() > RECENT_SIGN_IN_MS) throw identityErrors.reauthenticationRequired();
+}
+
 /** `POST /users/me/mfa/totp`: a new secret, pending until confirmed (a second call replaces it). */
-export async function startTotpEnrolment(deps: MfaDeps, caller: Principal): Promise<{ secret: string; otpauthUrl: string; qrSvg: string }> {
+export async function startTotpEnrolment(
+  deps: MfaDeps,
+  caller: Principal,
+  credentials: Credentials | null,
+  context: CheckContext,
+): Promise<{ secret: string; otpauthUrl: string; qrSvg: string }> {
   const user = await loadCaller(deps, caller);
+  await assertFreshProof(deps, caller, user, credentials, context);
   const enrolment = await deps.mfaCrypto.totp.generate(user.email);
   if (!(await deps.mfa.savePending(user.id, deps.mfaCrypto.sealSecret(enrolment.secret, user.id)))) throw identityErrors.mfaAlreadyOn();
   return enrolment;
 }
 
 /** `POST /users/me/mfa/totp/confirm`: a code of the pending secret turns MFA on and gives the recovery codes, once. */
-export async function confirmTotpEnrolment(deps: MfaDeps, caller: Principal, code: string, context: CheckContext): Promise<{ recoveryCodes: string[] }> {
+export async function confirmTotpEnrolment(
+  deps: MfaDeps,
+  caller: Principal,
+  code: string,
+  context: MfaContext,
+): Promise<{ recoveryCodes: string[] }> {
   const user = await loadCaller(deps, caller);
   const factor = await deps.mfa.find(user.id);
   if (!factor) throw identityErrors.mfaNotPending();
@@ -122,28 +184,41 @@ export async function confirmTotpEnrolment(deps: MfaDeps, caller: Principal, cod
   const enabled = await deps.mfa.enable(user.id, factor.sealedSecret, hashRecoveryCodes(deps, recoveryCodes));
   if (!enabled) throw identityErrors.mfaNotPending();
   await touchUser(deps, user.id);
+  await notifyUser(deps, user, 'mfa-enabled', context.requestId);
   return { recoveryCodes };
 }
 
-/** `POST /auth/mfa`: the second step of a sign-in; the `mfaToken` is used up only by a right code. */
+/**
+ * `POST /auth/mfa`: the second step of a sign-in; the `mfaToken` is used up by a right code, or by
+ * its fifth check. A password change, reset or "end all sessions" since the first step ends it,
+ * and the session it opens carries the credentials epoch the first step was proven under.
+ */
 export async function completeMfaSignIn(
   deps: MfaDeps,
   input: { mfaToken: string; code?: string; recoveryCode?: string },
-  context: CheckContext,
+  context: MfaContext,
 ): Promise<SignedIn> {
   const tokenHash = sha256(input.mfaToken);
   const challenge = await deps.mfa.findChallenge(tokenHash);
   if (!challenge || challenge.expiresAt <= new Date()) throw identityErrors.mfaTokenInvalid();
   const user = await deps.users.findById(challenge.userId);
   const factor = user && (await deps.mfa.find(user.id));
-  if (!user || !factor?.enabled) throw identityErrors.mfaTokenInvalid();
-  const method = await checkSecondFactor(deps, user, factor, input, context);
+  if (!user || !factor?.enabled || user.credentialsEpoch !== challenge.credentialsEpoch) throw identityErrors.mfaTokenInvalid();
+  const method = await checkSecondFactor(deps, user, factor, input, context, tokenHash);
   if (!(await deps.mfa.claimChallenge(tokenHash, challenge.expiresAt))) throw identityErrors.mfaTokenInvalid();
-  return openSession(deps, user, challenge.userAgent ?? undefined, [...challenge.amr, method]);
+  return openSession(deps, { ...user, credentialsEpoch: challenge.credentialsEpoch }, challenge.userAgent ?? undefined, [
+    ...challenge.amr,
+    method,
+  ]);
 }
 
 /** `POST /users/me/mfa/recovery-codes`: from a session with a second factor, and a current code; the old codes end. */
-export async function regenerateRecoveryCodes(deps: MfaDeps, caller: Principal, code: string, context: CheckContext): Promise<{ recoveryCodes: string[] }> {
+export async function regenerateRecoveryCodes(
+  deps: MfaDeps,
+  caller: Principal,
+  code: string,
+  context: MfaContext,
+): Promise<{ recoveryCodes: string[] }> {
   if (!hasSecondFactor(caller)) {
     throw errors.mfaRequired('New recovery codes need a session opened with a second factor: sign in again with a one-time code.');
   }
@@ -153,6 +228,7 @@ export async function regenerateRecoveryCodes(deps: MfaDeps, caller: Principal, 
   await checkSecondFactor(deps, user, factor, { code }, context);
   const recoveryCodes = newRecoveryCodes();
   await deps.mfa.replaceRecoveryCodes(user.id, hashRecoveryCodes(deps, recoveryCodes));
+  await notifyUser(deps, user, 'recovery-codes-renewed', context.requestId);
   return { recoveryCodes };
 }
 
@@ -162,7 +238,7 @@ export async function disableOwnMfa(
   caller: Principal,
   credentials: Credentials | null,
   proof: { code?: string; recoveryCode?: string },
-  context: CheckContext,
+  context: MfaContext,
 ): Promise<void> {
   const owner = await loadCaller(deps, caller);
   const user = await confirmPassword(deps, owner, credentials, context);
@@ -171,16 +247,44 @@ export async function disableOwnMfa(
   await checkSecondFactor(deps, user, factor, proof, context);
   await deps.mfa.disable(user.id);
   await touchUser(deps, user.id);
+  await notifyUser(deps, user, 'mfa-disabled', context.requestId);
 }
 
-/** `DELETE /users/:id/mfa` (admin): MFA off for a user who lost their factor, and every session of theirs ends. */
-export async function adminDisableMfa(deps: IdentityDeps, caller: Principal, userId: string): Promise<void> {
+/**
+ * `DELETE /users/:id/mfa` (admin): MFA off for a user who lost their factor, and every session of
+ * theirs ends. Not for the admin's own factor: that takes the password and a code (DELETE /users/me/mfa).
+ */
+export async function adminDisableMfa(deps: IdentityDeps, caller: Principal, userId: string, requestId?: string): Promise<void> {
   // Holds even if an operator's ROUTE_POLICY opens the route.
-  if (caller.kind !== 'user' || caller.role !== 'admin') throw identityErrors.notAdmin();
+  assertAdminRights(caller, identityErrors.notAdmin);
+  if (caller.kind === 'user' && caller.id === userId) throw identityErrors.ownMfaByAdmin();
   const user = await getUser(deps, userId);
   if (!(await deps.mfa.disable(user.id))) throw identityErrors.mfaOff();
   await endSessionsOfUser(deps, user.id);
   await touchUser(deps, user.id);
+  await notifyUser(deps, user, 'mfa-disabled-by-admin', requestId);
+}
+
+/**
+ * The user's credentials changed, or all their sessions ended: sign-ins waiting for a second
+ * factor end too (their first step was proven with what no longer counts).
+ */
+export async function endPendingSignIns(deps: { mfa: Pick<MfaRepository, 'endChallenges'> }, userId: string): Promise<void> {
+  await deps.mfa.endChallenges(userId);
+}
+
+/**
+ * A completed password reset proves the address: the account's wrong codes are forgotten, its
+ * pending sign-ins end, and a factor put on while the password was not proven (whoever signed up
+ * with someone else's address) goes with that password.
+ */
+export async function afterPasswordReset(
+  deps: Pick<IdentityDeps, 'mfa' | 'secondFactors'>,
+  before: Pick<UserRecord, 'id' | 'passwordHash' | 'passwordProven'>,
+): Promise<void> {
+  await deps.mfa.endChallenges(before.id);
+  await deps.secondFactors.forget(before.id);
+  if (!isPasswordProven(before)) await deps.mfa.disable(before.id);
 }
 
 /** GET /users/me shows whether MFA is on: a new user version moves its ETag. */

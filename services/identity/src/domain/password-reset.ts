@@ -14,6 +14,8 @@ export interface PasswordResetDeps extends EmailedLinkDeps {
   sessions: Pick<SessionDeps, 'sessions' | 'revocations'>;
   /** Origins (`new URL(x).origin` form) a requested link may have, and the page used otherwise. */
   pages: { linkOrigins: string[]; defaultPage: string };
+  /** What else a completed reset ends (MFA's pending sign-ins and wrong-code count); given the user as they were. */
+  afterReset?: (before: UserRecord) => Promise<void>;
 }
 
 export interface RequestPasswordResetInput {
@@ -44,13 +46,15 @@ export async function requestPasswordReset(deps: PasswordResetDeps, input: Reque
  * verifies the address.
  */
 export async function completePasswordReset(
-  deps: Pick<PasswordResetDeps, 'purpose' | 'links' | 'users' | 'hasher' | 'sessions'>,
+  deps: Pick<PasswordResetDeps, 'purpose' | 'links' | 'users' | 'hasher' | 'sessions' | 'afterReset'>,
   token: string,
   password: string,
+  signal?: AbortSignal,
 ): Promise<UserRecord> {
   const { link, user } = await assertActiveLink(deps, token);
-  // Hashed before the token is spent: a failing hash leaves the user a working link.
-  const passwordHash = await deps.hasher.hash(password);
+  // Hashed before the token is spent: a failing hash leaves the user a working link, and so does a
+  // client gone meanwhile (a gateway's 504 never hides a completed reset).
+  const passwordHash = await deps.hasher.hash(password, signal);
   const updated = await replaceCredentials(deps.sessions, user, async (credentialsEpoch) => {
     await consumeLink(deps, link);
     await deps.links.deleteAllOfUser(user.id);
@@ -58,5 +62,6 @@ export async function completePasswordReset(
     return deps.users.update(user.id, { passwordHash, credentialsEpoch, emailVerified: true, passwordProven: true });
   });
   if (!updated) throw identityErrors.resetNotFound();
+  await deps.afterReset?.(user);
   return updated;
 }

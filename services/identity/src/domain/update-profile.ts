@@ -1,9 +1,8 @@
 import { errors, type Principal } from '@restgate/shared';
-import { assertIfMatch } from '@restgate/shared/http';
 import { identityErrors } from '../errors';
 import { assertSelfOrAdmin } from './access';
 import type { IdentityDeps } from './identity-deps';
-import { userTag } from './get-user';
+import { assertUserIfMatch } from './get-user';
 import { getUser, type UserRecord } from './user';
 
 export interface ProfileChanges {
@@ -29,7 +28,7 @@ export async function updateProfile(
   let version: number | undefined;
   if (ifMatch !== undefined) {
     const current = await getUser(deps, id);
-    assertIfMatch(ifMatch, userTag(current));
+    assertUserIfMatch(ifMatch, current);
     version = current.version ?? 0;
   }
   const user = Object.keys(set).length > 0 ? await deps.users.update(id, set, version) : await deps.users.findById(id);

@@ -18,29 +18,32 @@ import { signedInView } from './user.views';
  * served (it needs no key: it is how users get back in after a lost key); the others are 404s.
  */
 export function mfaRoutes(deps: IdentityDeps, api: ReturnType<typeof mfaApi>): RouteDef[] {
-  const adminDisable = async ({ principal, params }: RouteInput<unknown, unknown, { id: string }>) => {
-    await adminDisableMfa(deps, principal, resolveUserId(params.id, principal));
+  const adminDisable = async ({ principal, params, requestId }: RouteInput<unknown, unknown, { id: string }>) => {
+    await adminDisableMfa(deps, principal, resolveUserId(params.id, principal), requestId);
     return { status: 204 };
   };
   const mfaCrypto = deps.mfaCrypto;
   if (!mfaCrypto) return bindRoutes({ adminDisableMfa: api.adminDisableMfa }, { adminDisableMfa: adminDisable });
   const mfa = { ...deps, mfaCrypto };
   return bindRoutes(api, {
-    completeMfaSignIn: async ({ body, clientAddress, signal }) => ({
+    completeMfaSignIn: async ({ body, clientAddress, signal, requestId }) => ({
       status: 201,
-      body: signedInView(await completeMfaSignIn(mfa, body, { clientAddress, signal })),
+      body: signedInView(await completeMfaSignIn(mfa, body, { clientAddress, signal, requestId })),
     }),
-    startTotpEnrolment: async ({ principal }) => ({ status: 201, body: await startTotpEnrolment(mfa, principal) }),
-    confirmTotpEnrolment: async ({ principal, body, clientAddress }) => ({
+    startTotpEnrolment: async ({ principal, headers, clientAddress, signal }) => ({
+      status: 201,
+      body: await startTotpEnrolment(mfa, principal, parseBasicCredentials(headers.authorization), { clientAddress, signal }),
+    }),
+    confirmTotpEnrolment: async ({ principal, body, clientAddress, requestId }) => ({
       status: 200,
-      body: await confirmTotpEnrolment(mfa, principal, body.code, { clientAddress }),
+      body: await confirmTotpEnrolment(mfa, principal, body.code, { clientAddress, requestId }),
     }),
-    regenerateRecoveryCodes: async ({ principal, body, clientAddress }) => ({
+    regenerateRecoveryCodes: async ({ principal, body, clientAddress, requestId }) => ({
       status: 201,
-      body: await regenerateRecoveryCodes(mfa, principal, body.code, { clientAddress }),
+      body: await regenerateRecoveryCodes(mfa, principal, body.code, { clientAddress, requestId }),
     }),
-    disableOwnMfa: async ({ principal, headers, body, clientAddress, signal }) => {
-      await disableOwnMfa(mfa, principal, parseBasicCredentials(headers.authorization), body, { clientAddress, signal });
+    disableOwnMfa: async ({ principal, headers, body, clientAddress, signal, requestId }) => {
+      await disableOwnMfa(mfa, principal, parseBasicCredentials(headers.authorization), body, { clientAddress, signal, requestId });
       return { status: 204 };
     },
     adminDisableMfa: adminDisable,

@@ -32,7 +32,7 @@ export function passwordResetRoutes(
         () => page(async () => htmlPage(200, resetFormPage({ email: (await openLink(deps, params.token)).email, passwordMinLength }))),
       ),
     // The outcome as a page; a refused password shows the form again, the token still valid.
-    submitPasswordResetForm: async ({ params, body: form }) =>
+    submitPasswordResetForm: async ({ params, body: form, signal }) =>
       page(async () => {
         const { email } = await openLink(deps, params.token);
         const again = (error: string) => htmlPage(400, resetFormPage({ email, passwordMinLength, error }));
@@ -45,11 +45,11 @@ export function passwordResetRoutes(
           if (isAppError(err) && err.status === 400) return again(err.detail);
           throw err;
         }
-        return htmlPage(200, resetDonePage((await completePasswordReset(deps, params.token, password)).email));
+        return htmlPage(200, resetDonePage((await completePasswordReset(deps, params.token, password, signal)).email));
       }),
-    completePasswordReset: async ({ params, body }) => ({
+    completePasswordReset: async ({ params, body, signal }) => ({
       status: 200,
-      body: fullView(await completePasswordReset(deps, params.token, body.password)),
+      body: fullView(await completePasswordReset(deps, params.token, body.password, signal)),
     }),
   });
 }

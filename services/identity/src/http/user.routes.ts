@@ -4,7 +4,7 @@ import type { userApi } from '../api';
 import { changePassword } from '../domain/change-password';
 import { createUser } from '../domain/create-user';
 import { deleteUser } from '../domain/delete-user';
-import { getOwnUser, listUsers, userTag } from '../domain/get-user';
+import { getOwnUser, listUsers, publicTag, userTag } from '../domain/get-user';
 import type { IdentityDeps } from '../domain/identity-deps';
 import { endAllSessions, listSessions } from '../domain/manage-sessions';
 import { updateProfile, type ProfileChanges } from '../domain/update-profile';
@@ -39,9 +39,9 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
   };
 
   return bindRoutes(api, {
-    createUser: async ({ principal, body, requestId, log }) => ({
+    createUser: async ({ principal, body, requestId, log, signal }) => ({
       status: 201,
-      body: fullView(await createUser(deps, principal, body, { requestId, log })),
+      body: fullView(await createUser(deps, principal, body, { requestId, log, signal })),
     }),
     listUsers: async ({ query, url }) => {
       const { rows, ...page } = await listUsers(deps, query);
@@ -61,7 +61,7 @@ export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>):
     changeOwnPassword: password,
     getUser: async ({ params }) => {
       const user = await getUser(deps, params.id);
-      return tagged(user, publicView(user));
+      return { status: 200, body: publicView(user), headers: { ETag: publicTag(user) } };
     },
     replaceProfile: update,
     changeProfile: update,
