@@ -8,7 +8,7 @@ import { defineSpec, type HttpMethod, type RouteSpec, type ServiceApi } from '@r
 import type Joi from 'joi';
 import { emailVerificationSchemas, passwordResetSchemas } from './http/emailed-link.schemas';
 import { providerTokenBody, providerTokenQuery } from './http/social.schemas';
-import { codeBody, disableMfaBody, mfaSignInBody, recoveryCodesSchema, totpEnrolmentSchema } from './http/mfa.schemas';
+import { codeBody, disableMfaBody, enrolmentBody, mfaSignInBody, recoveryCodesSchema, totpEnrolmentSchema } from './http/mfa.schemas';
 import { refreshBody, sessionListingSchema, sessionListQuery, sessionTokensSchema } from './http/session.schemas';
 import { fullUserSchema, ownUserSchema, publicUserSchema, userListingSchema, userSchemas } from './http/user.schemas';
 import { identityCodes as E } from './errors';
@@ -501,16 +501,18 @@ export function mfaApi(_options?: IdentityApiOptions) {
     startTotpEnrolment: defineSpec({
       method: 'post',
       path: '/users/me/mfa/totp',
-      level: 'user+basic',
+      level: 'user',
       ...own,
       summary: 'Start turning on multi-factor sign-in: a new TOTP secret, its `otpauth://` URL and QR code for an authenticator app.',
       description:
-        "Needs a fresh proof besides the token: your e-mail and password as HTTP Basic, or a session opened within the last 10 minutes (then Basic may be left out). The enrolment is pending (sign-in is unchanged) until POST /users/me/mfa/totp/confirm accepts a code of this secret; calling this again replaces a pending secret. Turning MFA on, off, and renewing recovery codes each mail the account's address.",
+        "Needs a fresh proof besides the token: your current `password` in the body, or a session opened within the last 10 minutes (then the body may be empty). The enrolment is pending (sign-in is unchanged) until POST /users/me/mfa/totp/confirm accepts a code of this secret; calling this again replaces a pending secret. Turning MFA on, off, and renewing recovery codes each mail the account's address.",
+      schemas: { body: enrolmentBody },
       responses: {
         201: { description: 'The pending enrolment. The secret is shown only now.', schema: totpEnrolmentSchema },
+        400: validation,
         401: {
-          description: 'An older session without the password is `reauthentication_required`.',
-          errors: [E.credential_missing, E.user_token_missing, E.invalid_credentials, E.reauthentication_required],
+          description: 'An older session without the password is `reauthentication_required`; a wrong password is `invalid_credentials`.',
+          errors: [E.credential_missing, E.invalid_token, E.invalid_credentials, E.reauthentication_required],
         },
         429: backoff,
         ...ownRefusals,

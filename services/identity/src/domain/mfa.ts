@@ -135,19 +135,13 @@ async function loadCaller(deps: IdentityDeps, caller: Principal): Promise<UserRe
 }
 
 /**
- * A factor is added only by someone who just proved who they are: the password (HTTP Basic) sent
- * with the token, or a session opened within RECENT_SIGN_IN_MS. An access token alone, stolen or
- * left behind, can't put another person's authenticator on the account.
+ * A factor is added only by someone who just proved who they are: the password sent with the
+ * token, or a session opened within RECENT_SIGN_IN_MS. An access token alone, stolen or left
+ * behind, can't put another person's authenticator on the account.
  */
-async function assertFreshProof(
-  deps: MfaDeps,
-  caller: Principal,
-  user: UserRecord,
-  credentials: Credentials | null,
-  context: CheckContext,
-) {
-  if (credentials) {
-    await confirmPassword(deps, user, credentials, context);
+async function assertFreshProof(deps: MfaDeps, caller: Principal, user: UserRecord, password: string | undefined, context: CheckContext) {
+  if (password !== undefined) {
+    await confirmPassword(deps, user, { email: user.email, password }, context);
     return;
   }
   const session = caller.kind === 'user' && caller.sid ? await deps.sessions.findSession(caller.sid, new Date()) : null;
@@ -158,11 +152,11 @@ async function assertFreshProof(
 export async function startTotpEnrolment(
   deps: MfaDeps,
   caller: Principal,
-  credentials: Credentials | null,
+  password: string | undefined,
   context: CheckContext,
 ): Promise<{ secret: string; otpauthUrl: string; qrSvg: string }> {
   const user = await loadCaller(deps, caller);
-  await assertFreshProof(deps, caller, user, credentials, context);
+  await assertFreshProof(deps, caller, user, password, context);
   const enrolment = await deps.mfaCrypto.totp.generate(user.email);
   if (!(await deps.mfa.savePending(user.id, deps.mfaCrypto.sealSecret(enrolment.secret, user.id)))) throw identityErrors.mfaAlreadyOn();
   return enrolment;

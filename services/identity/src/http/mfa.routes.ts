@@ -30,9 +30,9 @@ export function mfaRoutes(deps: IdentityDeps, api: ReturnType<typeof mfaApi>): R
       status: 201,
       body: signedInView(await completeMfaSignIn(mfa, body, { clientAddress, signal, requestId })),
     }),
-    startTotpEnrolment: async ({ principal, headers, clientAddress, signal }) => ({
+    startTotpEnrolment: async ({ principal, body, clientAddress, signal }) => ({
       status: 201,
-      body: await startTotpEnrolment(mfa, principal, parseBasicCredentials(headers.authorization), { clientAddress, signal }),
+      body: await startTotpEnrolment(mfa, principal, body.password, { clientAddress, signal }),
     }),
     confirmTotpEnrolment: async ({ principal, body, clientAddress, requestId }) => ({
       status: 200,

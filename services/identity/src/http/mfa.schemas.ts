@@ -7,8 +7,22 @@ const code = Joi.string()
   .example('123456');
 const recoveryCode = Joi.string()
   .pattern(/^[A-Za-z2-7]{5}-?[A-Za-z2-7]{5}$/)
-  .description('One of the recovery codes given when MFA was turned on (or last renewed); each works once. Case and the hyphen do not matter.')
+  .description(
+    'One of the recovery codes given when MFA was turned on (or last renewed); each works once. Case and the hyphen do not matter.',
+  )
   .example('k7cq2-mx4pa');
+
+/**
+ * `POST /users/me/mfa/totp`: the account's current password, unless the session was opened within
+ * the last 10 minutes. In the body rather than as HTTP Basic, so that the token may stay in
+ * `Authorization: Bearer` (the only place a browser app keeps it).
+ */
+export const enrolmentBody = Joi.object<{ password?: string }>({
+  password: Joi.string()
+    .min(1)
+    .max(1024)
+    .description("The account's current password: needed unless the session was opened within the last 10 minutes."),
+});
 
 /** `POST /users/me/mfa/totp/confirm` and `POST /users/me/mfa/recovery-codes`. */
 export const codeBody = Joi.object<{ code: string }>({ code: code.required() });
@@ -33,7 +47,9 @@ export const disableMfaBody = Joi.object<{ code?: string; recoveryCode?: string 
 
 export const totpEnrolmentSchema = Joi.object({
   secret: Joi.string().description('The shared secret, base32 (RFC 4648), for typing into an app by hand. Shown once.'),
-  otpauthUrl: Joi.string().description('`otpauth://totp/…` URL with issuer, account, secret, SHA1, 6 digits, 30 s: what the QR code holds.'),
+  otpauthUrl: Joi.string().description(
+    '`otpauth://totp/…` URL with issuer, account, secret, SHA1, 6 digits, 30 s: what the QR code holds.',
+  ),
   qrSvg: Joi.string().description('The `otpauthUrl` as a QR code, an SVG document to show for a phone to scan.'),
 }).description('A pending TOTP enrolment: MFA is on once POST /users/me/mfa/totp/confirm accepts a code of this secret.');
 
