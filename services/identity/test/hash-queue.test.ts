@@ -129,3 +129,39 @@ describe('a client that goes away', () => {
     expect(await sessionsOf(user.id)).toBe(1);
   });
 });
+
+describe('a password change while sign-ins flood the hashing', () => {
+  let h: IdentityHarness;
+  beforeAll(async () => {
+    // One worker, so that every check waits its turn; hashes cheap enough for a bounded flood.
+    h = await startIdentity({ HASH_WORKERS: '1', HASH_QUEUE_MAX: '16', ARGON2_MEMORY_KIB: '8192', ARGON2_ITERATIONS: '8' });
+  });
+  afterAll(() => h.close());
+
+  test('when six sign-in loops (for e-mails that do not exist) keep the worker busy, then a password change is served while they run, not after them', async () => {
+    const user = await h.aUser();
+    const CAP = 300;
+    let signIns = 0;
+    let stop = false;
+    const loop = async (n: number) => {
+      while (!stop && signIns < CAP) {
+        await h.call('post', '/auth', MASTER).set('Authorization', basic(`nobody-${n}-${signIns}@example.com`, 'a-wrong-password'));
+        signIns += 1;
+      }
+    };
+    const loops = Array.from({ length: 6 }, (_, n) => loop(n));
+    await eventually(() => h.hasher.stats().queued >= 3, { what: 'sign-ins waiting for the worker' });
+
+    const change = await h
+      .call('put', `/users/${user.id}/password`, user.principal)
+      .set('Authorization', basic(user.email, user.password))
+      .send({ password: 'a-new-password-1' });
+    const signInsMeanwhile = signIns;
+    stop = true;
+    await Promise.all(loops);
+
+    expect(change.status).toBe(200);
+    // Served in turn with the sign-ins (a priority for them would have held it until the loops ended at CAP).
+    expect(signInsMeanwhile).toBeLessThan(CAP / 2);
+  }, 120_000);
+});

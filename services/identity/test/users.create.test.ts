@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { randomEmail, uniqueSuffix } from '@restgate/shared/testing';
 import { verifySync } from '@node-rs/argon2';
 import { ANONYMOUS, expectProblem, MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';
+import type { Principal } from '@restgate/shared';
 
 /** A well-formed, unique address of `length` characters (198 to 260): local part 64, labels at most 63. */
 function emailOfLength(length: number): string {
@@ -251,5 +252,44 @@ describe('POST /users opened to the public by ROUTE_POLICY', () => {
       .send({ email: randomEmail(), password: 'long-enough', role: 'admin' });
 
     expectProblem(res, 403);
+  });
+});
+
+describe('ADMIN_SIGN_UP: who may create admins', () => {
+  const ADMIN: Principal = { kind: 'user', id: 'c'.repeat(24), role: 'admin', amr: ['pwd', 'otp'] };
+  const signUpAdmin = (h: IdentityHarness, principal: Principal) =>
+    h.call('post', '/users', principal).send({ email: randomEmail(), password: 'long-enough', role: 'admin' });
+
+  test.each([
+    ['unset, in development: the master key or an admin', {}, 201, 201],
+    ['unset, with NODE_ENV=production: only an admin', { NODE_ENV: 'production' }, 403, 201],
+    ['master, set explicitly in production', { NODE_ENV: 'production', ADMIN_SIGN_UP: 'master' }, 201, 201],
+    ['admin', { ADMIN_SIGN_UP: 'admin' }, 403, 201],
+    ['off', { ADMIN_SIGN_UP: 'off' }, 403, 403],
+  ])('%s: the master key %i, an admin %i', async (_label, env, byMaster, byAdmin) => {
+    // An admin's token reaches POST /users where an operator opened it (ROUTE_POLICY); the master key always does.
+    const h = await startIdentity({ ROUTE_POLICY: 'POST /users=public', ...env });
+    try {
+      const master = await signUpAdmin(h, MASTER);
+      const admin = await signUpAdmin(h, ADMIN);
+
+      expect([master.status, admin.status]).toEqual([byMaster, byAdmin]);
+      if (byMaster === 403) expect(master.body.code).toBe('role_not_grantable');
+      // A user of the default role is still the master key's to create.
+      expect((await h.call('post', '/users', MASTER).send({ email: randomEmail(), password: 'long-enough' })).status).toBe(201);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('when an admin without the second factor MFA_REQUIRED_ROLES asks for creates an admin, then 401 mfa_required', async () => {
+    const h = await startIdentity({ ROUTE_POLICY: 'POST /users=public', ADMIN_SIGN_UP: 'admin' });
+    try {
+      const weak = await signUpAdmin(h, { kind: 'user', id: 'd'.repeat(24), role: 'admin', needsSecondFactor: true });
+      expectProblem(weak, 401);
+      expect(weak.body.code).toBe('mfa_required');
+    } finally {
+      await h.close();
+    }
   });
 });
