@@ -27,14 +27,16 @@ export type LinkMail = MessageEnvelope<LinkMailType, LinkMailData>;
 /** No display name, list, quoting or comment: nothing that could add a recipient or a header. */
 const BARE_ADDRESS = /^[^\s<>()[\]\\,;:"@]+@[^\s<>()[\]\\,;:"@]+$/;
 
+/** A mail's recipient as the mailer checks it: one bare address. */
+export const mailRecipientSchema = Joi.string()
+  .max(254)
+  .custom(noControlCharacters('to'))
+  .pattern(BARE_ADDRESS, 'bare address')
+  .email({ tlds: { allow: false }, multiple: false, ignoreLength: false });
+
 /** The data of a mail that carries a link with a token: the mailer's checks. */
 export const linkMailSchema = Joi.object<LinkMailData>({
-  to: Joi.string()
-    .max(254)
-    .custom(noControlCharacters('to'))
-    .pattern(BARE_ADDRESS, 'bare address')
-    .email({ tlds: { allow: false }, multiple: false, ignoreLength: false })
-    .required(),
+  to: mailRecipientSchema.required(),
   name: Joi.string().min(1).max(200).custom(noControlCharacters('name')),
   link: mailLinkSchema.custom(noControlCharacters('link')).required(),
   expiresAt: Joi.string().isoDate().required(),

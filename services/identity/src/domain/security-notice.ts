@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Joi from 'joi';
-import { createEnvelope, noControlCharacters, type MessageEnvelope } from '@restgate/shared/messaging';
+import { createEnvelope, type MessageEnvelope } from '@restgate/shared/messaging';
+import { mailRecipientSchema } from './link-mail';
 import type { UserRecord } from './user';
 
 /**
@@ -26,15 +27,8 @@ export interface SecurityNoticeData {
 
 export type SecurityNoticeMail = MessageEnvelope<'mail.security-notice', SecurityNoticeData>;
 
-const BARE_ADDRESS = /^[^\s<>()[\]\\,;:"@]+@[^\s<>()[\]\\,;:"@]+$/;
-
 export const securityNoticeSchema = Joi.object<SecurityNoticeData>({
-  to: Joi.string()
-    .max(254)
-    .custom(noControlCharacters('to'))
-    .pattern(BARE_ADDRESS, 'bare address')
-    .email({ tlds: { allow: false }, multiple: false, ignoreLength: false })
-    .required(),
+  to: mailRecipientSchema.required(),
   event: Joi.string()
     .valid(...SECURITY_NOTICE_EVENTS)
     .required(),
