@@ -112,6 +112,33 @@ describe('a client that goes away', () => {
     expect(h.hasher.stats().completed).toBe(before + 1);
   });
 
+  test("when a sign-up's client leaves while its hash waits (a gateway that answered 504), then no user is created: the 504 hides no sign-up", async () => {
+    const user = await h.aUser();
+    await settled();
+    const first = h
+      .call('post', '/auth', MASTER)
+      .set('Authorization', basic(user.email, user.password))
+      .then((r) => r);
+    await eventually(() => h.hasher.stats().inFlight === 1, { what: 'a check to hold the worker' });
+    const email = `left-${Date.now()}@example.com`;
+    const body = JSON.stringify({ email, password: 'a-password-long-enough' });
+    const req = http.request({
+      port,
+      host: '127.0.0.1',
+      method: 'POST',
+      path: '/users',
+      headers: { ...asPrincipal(MASTER, 'post', '/users'), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    });
+    req.on('error', () => undefined);
+    req.end(body);
+    await eventually(() => h.hasher.stats().queued === 1, { what: 'the sign-up hash to wait in the queue' });
+    req.destroy();
+
+    expect((await first).status).toBe(201);
+    await eventually(() => h.hasher.stats().inFlight === 0, { what: 'the queue to empty' });
+    expect(await h.db.collection('users').findOne({ email })).toBeNull();
+  });
+
   test('when the client closes the connection during its check, then the check finishes on its thread and no session is made', async () => {
     const user = await h.aUser();
     await settled();
