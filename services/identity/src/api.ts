@@ -6,11 +6,11 @@
  */
 import { defineSpec, type HttpMethod, type RouteSpec, type ServiceApi } from '@restgate/shared/http';
 import type Joi from 'joi';
-import { emailVerificationSchemas, passwordResetSchemas } from './http/emailed-link.schemas';
-import { providerTokenBody, providerTokenQuery } from './http/social.schemas';
-import { codeBody, disableMfaBody, enrolmentBody, mfaSignInBody, recoveryCodesSchema, totpEnrolmentSchema } from './http/mfa.schemas';
-import { refreshBody, sessionListingSchema, sessionListQuery, sessionTokensSchema } from './http/session.schemas';
-import { fullUserSchema, ownUserSchema, publicUserSchema, userListingSchema, userSchemas } from './http/user.schemas';
+import { emailVerificationSchemas, passwordResetSchemas } from './emailed-links/emailed-link.schemas';
+import { providerTokenBody, providerTokenQuery } from './social/social.schemas';
+import { codeBody, disableMfaBody, enrolmentBody, mfaSignInBody, recoveryCodesSchema, totpEnrolmentSchema } from './mfa/mfa.schemas';
+import { refreshBody, sessionListingSchema, sessionListQuery, sessionTokensSchema } from './accounts/session.schemas';
+import { fullUserSchema, ownUserSchema, publicUserSchema, userListingSchema, userSchemas } from './accounts/user.schemas';
 import { identityCodes as E } from './errors';
 
 export interface IdentityApiOptions {
