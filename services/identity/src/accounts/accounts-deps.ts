@@ -1,17 +1,14 @@
-import type { MfaCrypto, MfaRepository } from '../mfa/mfa-ports';
-import type { SecondFactorGuard } from '../mfa/second-factor-guard';
-import type { SecurityNoticeDeps } from './security-notice';
 import type { Logger } from '@restgate/shared';
 import type { ListingPage, ListingQuery } from '@restgate/shared/data';
 import type { PasswordHasher } from './password-hasher.port';
-import type { SocialProviderName } from '../social/social-provider';
-import type { RevocationRecorder, SessionRepository, SessionSettings } from './sessions';
+import type { SecurityNoticeDeps } from './security-notice';
+import type { RevocationRecorder, SessionRepository, SessionSettings, SignedIn } from './sessions';
 import type { SignInBackoff } from './sign-in-backoff';
 import type { TokenIssuer } from './token-issuer.port';
 import type { UserRecord } from './user';
 
-/** A user's social identities: provider name → the provider's id of that person. */
-export type ProviderLinks = Partial<Record<SocialProviderName, string>>;
+/** A user's identities at other providers: provider name → that provider's id of the person (opaque to the core). */
+export type ProviderLinks = Partial<Record<string, string>>;
 /** A new user's password is never proven (whoever signs up chose it): the repository records that. */
 export type NewUser = Omit<UserRecord, 'id' | 'createdAt' | 'credentialsEpoch' | 'passwordProven'> & { providers?: ProviderLinks };
 export type UserSummary = Omit<UserRecord, 'passwordHash' | 'passwordProven'>;
@@ -34,13 +31,13 @@ export interface UserRepository {
   findById(id: string): Promise<UserRecord | null>;
   findByEmail(email: string): Promise<UserRecord | null>;
   /** The user linked to this provider identity, or null. */
-  findByProvider(provider: SocialProviderName, providerId: string): Promise<UserRecord | null>;
+  findByProvider(provider: string, providerId: string): Promise<UserRecord | null>;
   /**
    * Links a provider identity to a user that has no identity of that provider yet. Null when the
    * user is gone, is already linked to another identity of that provider, or the identity was just
    * linked to someone else (a lost race: the caller looks again).
    */
-  linkProvider(userId: string, provider: SocialProviderName, providerId: string): Promise<UserRecord | null>;
+  linkProvider(userId: string, provider: string, providerId: string): Promise<UserRecord | null>;
   /**
    * Sets the given fields and the next version, in one write; null when there is no such user, or
    * (with `version`) it is no longer at that version: the check and the write are one operation.
@@ -75,8 +72,34 @@ export type VerificationMailer = (
 /** Sends nothing: where no verification mail is wanted (tests that count other mails). */
 export const noVerificationMail: VerificationMailer = async () => false;
 
-/** What the use cases work with. */
-export interface IdentityDeps extends SecurityNoticeDeps {
+/**
+ * The second step of a sign-in, as the core sees it: a feature (mfa/) fills this port; the core
+ * never imports it. Sign-in asks whether the user needs a second step and, if so, lets the
+ * feature open it; the core tells it when a user's credentials or sessions end.
+ */
+export interface SecondFactorPort {
+  /** Whether signing in as this user takes a second step (shown as `mfa.totp` on GET /users/me). */
+  isOn(userId: string): Promise<boolean>;
+  /** Opens the second step instead of a session: throws the 401 `mfa_required` that carries its token. */
+  challenge(user: UserRecord, amr: string[], userAgent?: string): Promise<never>;
+  /** The user's password changed or was reset, their sessions were all ended, or they were deleted: pending second steps end. */
+  endPending(userId: string): Promise<void>;
+}
+
+/** No second factor composed: sign-in never takes a second step. */
+export const noSecondFactor: SecondFactorPort = {
+  isOn: async () => false,
+  challenge: async () => {
+    throw new Error('no second factor is composed');
+  },
+  endPending: async () => undefined,
+};
+
+/** The session a sign-in opens, or the second step when the user has one (a port a feature fills). */
+export type SessionOpener = (user: UserRecord, amr: string[], userAgent?: string) => Promise<SignedIn>;
+
+/** What the core's use cases work with: its stores and its ports, nothing of a feature. */
+export interface AccountsDeps extends SecurityNoticeDeps {
   users: UserRepository;
   hasher: PasswordHasher;
   tokens: TokenIssuer;
@@ -90,12 +113,8 @@ export interface IdentityDeps extends SecurityNoticeDeps {
   requireVerifiedEmail: boolean;
   /** Sign-up sends the new address a verification link. */
   sendVerificationMail: VerificationMailer;
-  /** Second factors and sign-ins waiting for one (always there: sign-in must see a factor even without the key). */
-  mfa: MfaRepository;
-  /** The bounds on guessing second factors (per challenge, per account). */
-  secondFactors: SecondFactorGuard;
-  /** TOTP and the MFA_ENCRYPTION_KEY; absent when the key is not set (the MFA routes are not served). */
-  mfaCrypto?: MfaCrypto;
+  /** The second step of a sign-in (mfa/ fills it; `noSecondFactor` without it). */
+  secondFactor: SecondFactorPort;
   /** Ends every password-reset token of a user (a password change makes them moot). */
   resetTokens: { deleteAllOfUser(userId: string): Promise<number> };
   /** Who may sign up as an admin (ADMIN_SIGN_UP). */

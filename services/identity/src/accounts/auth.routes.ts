@@ -1,13 +1,13 @@
 import { bindRoutes, type RouteDef } from '@restgate/shared/http';
-import type { authApi } from '../api';
-import type { IdentityDeps } from './accounts-deps';
+import type { authApi } from './accounts.api';
+import type { AccountsDeps } from './accounts-deps';
 import { logout } from './manage-sessions';
 import { refreshSession } from './sessions';
 import { signIn } from './sign-in';
 import { parseBasicCredentials } from './basic-credentials';
 import { signedInView } from './user.views';
 
-export function authRoutes(deps: IdentityDeps, api: typeof authApi): RouteDef[] {
+export function authRoutes(deps: AccountsDeps, api: typeof authApi): RouteDef[] {
   return bindRoutes(api, {
     signIn: async ({ headers, clientAddress, signal }) => ({
       status: 201,

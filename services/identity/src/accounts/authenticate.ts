@@ -1,5 +1,5 @@
 import { identityErrors } from '../errors';
-import type { IdentityDeps } from './accounts-deps';
+import type { AccountsDeps } from './accounts-deps';
 import type { HashLane } from './password-hasher.port';
 import { normalizeEmail, type UserRecord } from './user';
 
@@ -24,7 +24,7 @@ export interface CheckContext {
   secondFactorPending?: (user: UserRecord) => Promise<boolean>;
 }
 
-type CheckDeps = Pick<IdentityDeps, 'users' | 'hasher' | 'backoff'>;
+type CheckDeps = Pick<AccountsDeps, 'users' | 'hasher' | 'backoff'>;
 
 /**
  * The user whose e-mail and password these are. Missing credentials, an unknown e-mail and a wrong

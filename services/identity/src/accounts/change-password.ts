@@ -1,12 +1,11 @@
 import type { Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { authenticate, confirmPassword, type CheckContext, type Credentials } from './authenticate';
-import type { IdentityDeps } from './accounts-deps';
-import { endPendingSignIns } from '../mfa/mfa';
+import type { AccountsDeps } from './accounts-deps';
 import { replaceCredentials } from './sessions';
 import type { UserRecord } from './user';
 
-type ChangeDeps = Pick<IdentityDeps, 'users' | 'hasher' | 'backoff' | 'sessions' | 'revocations' | 'resetTokens' | 'mfa'>;
+type ChangeDeps = Pick<AccountsDeps, 'users' | 'hasher' | 'backoff' | 'sessions' | 'revocations' | 'resetTokens' | 'secondFactor'>;
 
 /**
  * A user changes their own password: their token (level `user+basic`) and their current e-mail and
@@ -40,7 +39,7 @@ export async function changePassword(
   );
   if (!updated) throw identityErrors.userNotFound();
   await deps.resetTokens.deleteAllOfUser(user.id);
-  await endPendingSignIns(deps, user.id);
+  await deps.secondFactor.endPending(user.id);
   return updated;
 }
 

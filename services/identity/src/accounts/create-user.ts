@@ -3,7 +3,7 @@ import type { Logger, Principal } from '@restgate/shared';
 import { isDuplicateKeyError } from '@restgate/shared/data';
 import { identityErrors } from '../errors';
 import { assertMayGrantRole } from './access';
-import type { IdentityDeps } from './accounts-deps';
+import type { AccountsDeps } from './accounts-deps';
 import { gravatarUrl, nameFromEmail, normalizeEmail, type Role, type UserRecord } from './user';
 
 export interface CreateUserInput {
@@ -24,7 +24,7 @@ export interface CreateUserContext {
 
 /** Sign-up: the user, unverified, and a verification mail to the address. */
 export async function createUser(
-  deps: IdentityDeps,
+  deps: AccountsDeps,
   caller: Principal,
   input: CreateUserInput,
   context: CreateUserContext = {},

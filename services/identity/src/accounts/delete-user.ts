@@ -2,8 +2,7 @@ import { errors, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { assertUserIfMatch } from './get-user';
 import { getUser } from './user';
-import type { IdentityDeps } from './accounts-deps';
-import { endPendingSignIns } from '../mfa/mfa';
+import type { AccountsDeps } from './accounts-deps';
 import { endSessionsOfUser } from './sessions';
 
 /**
@@ -12,7 +11,7 @@ import { endSessionsOfUser } from './sessions';
  * session.
  */
 export async function deleteUser(
-  deps: Pick<IdentityDeps, 'users' | 'sessions' | 'revocations' | 'mfa'>,
+  deps: Pick<AccountsDeps, 'users' | 'sessions' | 'revocations' | 'secondFactor'>,
   caller: Principal,
   userId: string,
   ifMatch?: string,
@@ -25,6 +24,6 @@ export async function deleteUser(
   const deleted = await deps.users.delete(userId, ifMatch === undefined ? undefined : (user.version ?? 0));
   if (!deleted && ifMatch !== undefined && (await deps.users.findById(userId))) throw errors.preconditionFailed();
   await endSessionsOfUser(deps, userId);
-  await endPendingSignIns(deps, userId);
+  await deps.secondFactor.endPending(userId);
   if (!deleted) throw identityErrors.userNotFound();
 }

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { assertIfMatch, entityTag } from '@restgate/shared/http';
 import type { ListingQuery } from '@restgate/shared/data';
-import type { IdentityDeps } from './accounts-deps';
-import { isMfaOn } from '../mfa/mfa';
+import type { AccountsDeps } from './accounts-deps';
 import { getUser, type UserRecord } from './user';
 
 /** The strong ETag of a user: changes with every change of the stored user. */
@@ -24,12 +23,15 @@ export function assertUserIfMatch(ifMatch: string | undefined, user: UserRecord)
 }
 
 /** The caller's own profile, with whether MFA is on (turning it on or off moves the user's version, so the ETag follows). */
-export async function getOwnUser(deps: Pick<IdentityDeps, 'users' | 'mfa'>, userId: string): Promise<{ user: UserRecord; totp: boolean }> {
+export async function getOwnUser(
+  deps: Pick<AccountsDeps, 'users' | 'secondFactor'>,
+  userId: string,
+): Promise<{ user: UserRecord; totp: boolean }> {
   const user = await getUser(deps, userId);
-  return { user, totp: await isMfaOn(deps, user.id) };
+  return { user, totp: await deps.secondFactor.isOn(user.id) };
 }
 
 /** One page of users, without their password hashes. */
-export function listUsers(deps: Pick<IdentityDeps, 'users'>, query: ListingQuery) {
+export function listUsers(deps: Pick<AccountsDeps, 'users'>, query: ListingQuery) {
   return deps.users.list(query);
 }

@@ -1,8 +1,7 @@
 import type { Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { assertSelfOrAdmin } from './access';
-import type { IdentityDeps } from './accounts-deps';
-import { endPendingSignIns } from '../mfa/mfa';
+import type { AccountsDeps } from './accounts-deps';
 import { getUser } from './user';
 import { endSessions, endSessionsOfUser, type SessionDeps, type SessionRecord } from './sessions';
 
@@ -28,12 +27,12 @@ export async function listSessions(
 
 /** `DELETE /users/:id/sessions`: every session of the user ends, and so does every sign-in waiting for a second factor; the user themself or an admin. */
 export async function endAllSessions(
-  deps: Pick<SessionDeps, 'sessions' | 'revocations' | 'users'> & Pick<IdentityDeps, 'mfa'>,
+  deps: Pick<SessionDeps, 'sessions' | 'revocations' | 'users'> & Pick<AccountsDeps, 'secondFactor'>,
   caller: Principal,
   userId: string,
 ): Promise<void> {
   assertSelfOrAdmin(caller, userId, identityErrors.notYourSessions);
   await getUser(deps, userId);
   await endSessionsOfUser(deps, userId);
-  await endPendingSignIns(deps, userId);
+  await deps.secondFactor.endPending(userId);
 }

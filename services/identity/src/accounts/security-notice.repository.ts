@@ -1,7 +1,7 @@
 import { parseObjectId } from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { SecurityNoticeMail, SecurityNoticeOutbox } from './security-notice';
-import type { MailOutboxEntry } from '../emailed-links/link-token.repository';
+import type { MailOutboxEntry } from '../outbox/outbox.repository';
 
 export const SECURITY_NOTICES_COLLECTION = 'security_notices';
 
@@ -14,7 +14,7 @@ interface SecurityNoticeDocument {
   userId: ObjectId;
   expiresAt: Date;
   createdAt: Date;
-  mail: Omit<MailOutboxEntry, 'envelope'> & { envelope: SecurityNoticeMail };
+  mail: MailOutboxEntry<SecurityNoticeMail>;
 }
 
 export class MongoSecurityNoticeRepository implements SecurityNoticeOutbox {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Joi from 'joi';
 import { createEnvelope, type MessageEnvelope } from '@restgate/shared/messaging';
-import { mailRecipientSchema } from '../emailed-links/link-mail';
+import { mailRecipientSchema } from './mail-address';
 import type { UserRecord } from './user';
 
 /**

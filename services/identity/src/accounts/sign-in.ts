@@ -1,27 +1,45 @@
 import { authenticate, type CheckContext, type Credentials } from './authenticate';
-import type { IdentityDeps } from './accounts-deps';
-import { isMfaOn, openSessionOrChallenge } from '../mfa/mfa';
-import type { SignedIn } from './sessions';
+import type { AccountsDeps } from './accounts-deps';
+import { openSession, type SignedIn } from './sessions';
 import { isAddressProven, type UserRecord } from './user';
 import { isAppError } from '@restgate/shared';
 import { identityErrorCatalogue, identityErrors } from '../errors';
 
 /**
  * `POST /auth`: the e-mail and password open a session (with REQUIRE_VERIFIED_EMAIL, only for a
- * proven address); with MFA on, a 401 `mfa_required` and its `mfaToken` instead (domain/mfa.ts).
+ * proven address); with a second factor on, its second step instead (the `secondFactor` port).
  */
 export async function signIn(
-  deps: IdentityDeps,
+  deps: AccountsDeps,
   credentials: Credentials | null,
   context?: CheckContext & { userAgent?: string },
 ): Promise<SignedIn> {
   if (!credentials) throw identityErrors.wrongCredentials();
-  const check = { clientAddress: 'unknown', ...context, lane: 'sign-in' as const, secondFactorPending: (user: UserRecord) => isMfaOn(deps, user.id) };
+  const check = {
+    clientAddress: 'unknown',
+    ...context,
+    lane: 'sign-in' as const,
+    secondFactorPending: (user: UserRecord) => deps.secondFactor.isOn(user.id),
+  };
   const user = await authenticate(deps, credentials, check);
   await upgradePasswordHash(deps, user, credentials.password, check);
   // After the password check: only the address's owner learns that the account awaits verification.
   if (deps.requireVerifiedEmail && !isAddressProven(user)) throw identityErrors.emailUnverified();
-  return openSessionOrChallenge(deps, user, ['pwd'], context?.userAgent);
+  return openSessionOrSecondStep(deps, user, ['pwd'], context?.userAgent);
+}
+
+/**
+ * The last step of every sign-in (password or provider): the session, or, for a user with a
+ * second factor on, its second step (a 401 `mfa_required` that carries the token for it).
+ */
+export async function openSessionOrSecondStep(
+  deps: Pick<AccountsDeps, 'secondFactor' | 'tokens' | 'sessions' | 'sessionSettings'>,
+  user: UserRecord,
+  amr: string[],
+  userAgent?: string,
+): Promise<SignedIn> {
+  if (await deps.secondFactor.isOn(user.id)) return deps.secondFactor.challenge(user, amr, userAgent);
+  return openSession(deps, user, userAgent, amr);
 }
 
 /**
@@ -32,7 +50,7 @@ export async function signIn(
  * next sign-in (the old hash still works).
  */
 async function upgradePasswordHash(
-  deps: Pick<IdentityDeps, 'hasher' | 'users'>,
+  deps: Pick<AccountsDeps, 'hasher' | 'users'>,
   user: UserRecord,
   password: string,
   context: CheckContext,

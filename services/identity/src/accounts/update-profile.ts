@@ -1,7 +1,7 @@
 import { errors, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { assertSelfOrAdmin } from './access';
-import type { IdentityDeps } from './accounts-deps';
+import type { AccountsDeps } from './accounts-deps';
 import { assertUserIfMatch } from './get-user';
 import { getUser, type UserRecord } from './user';
 
@@ -15,7 +15,7 @@ export interface ProfileChanges {
  * `If-Match`) the change happens only at the version it names: 412 otherwise, nothing changed.
  */
 export async function updateProfile(
-  deps: Pick<IdentityDeps, 'users'>,
+  deps: Pick<AccountsDeps, 'users'>,
   caller: Principal,
   id: string,
   changes: ProfileChanges,

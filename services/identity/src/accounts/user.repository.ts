@@ -9,7 +9,6 @@ import {
 } from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db, type Filter, type UpdateFilter } from 'mongodb';
 import type { NewUser, ProviderLinks, UserChanges, UserPage, UserRepository, UserSummary } from './accounts-deps';
-import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from '../social/social-provider';
 import type { Role, UserRecord } from './user';
 
 interface UserDocument {
@@ -44,15 +43,18 @@ function isVerified(doc: Pick<UserDocument, 'emailVerified' | 'emailVerifiedAt' 
   return doc.emailVerified === true || doc.emailVerifiedAt !== undefined || Object.keys(doc.providers ?? {}).length > 0;
 }
 
-/** The stored forms of a verified user, as `isVerified` reads them. */
-const VERIFIED: Filter<UserDocument>[] = [
-  { emailVerified: true },
-  { emailVerifiedAt: { $exists: true } },
-  ...SOCIAL_PROVIDER_NAMES.map((provider) => ({ [`providers.${provider}`]: { $exists: true } }) as Filter<UserDocument>),
-];
+/** The stored forms of a verified user, as `isVerified` reads them (a link to any of `providerNames`). */
+function verifiedForms(providerNames: readonly string[]): Filter<UserDocument>[] {
+  return [
+    { emailVerified: true },
+    { emailVerifiedAt: { $exists: true } },
+    ...providerNames.map((provider) => ({ [`providers.${provider}`]: { $exists: true } }) as Filter<UserDocument>),
+  ];
+}
 
 /** The listing's filters, with the stored form of those that are not one field. */
-function storedFilters(filters: readonly FilterSpec[]): FilterSpec[] {
+function storedFilters(filters: readonly FilterSpec[], providerNames: readonly string[]): FilterSpec[] {
+  const VERIFIED = verifiedForms(providerNames);
   return filters.map((filter) =>
     filter.name === 'emailVerified'
       ? { ...filter, toMongo: (_op, value) => (value === true ? { $or: VERIFIED } : { $nor: VERIFIED }) }
@@ -95,11 +97,18 @@ export class MongoUserRepository implements UserRepository {
   private readonly cursors: ListingCursors;
   private readonly filters: FilterSpec[];
 
-  /** `filters` are the listing's (GET /users); its cursors are signed with a key derived from `cursorSecret`. */
-  constructor(db: Db, options: { cursorSecret: string; filters: readonly FilterSpec[] }) {
+  private readonly providerNames: readonly string[];
+
+  /**
+   * `filters` are the listing's (GET /users); its cursors are signed with a key derived from
+   * `cursorSecret`. `providerNames`: the providers a user may be linked to (the social feature's
+   * list; opaque names to the core), one unique index each.
+   */
+  constructor(db: Db, options: { cursorSecret: string; filters: readonly FilterSpec[]; providerNames?: readonly string[] }) {
     this.users = db.collection<UserDocument>('users');
     this.cursors = createListingCursors(options.cursorSecret, 'users');
-    this.filters = storedFilters(options.filters);
+    this.providerNames = options.providerNames ?? [];
+    this.filters = storedFilters(options.filters, this.providerNames);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -108,7 +117,7 @@ export class MongoUserRepository implements UserRepository {
     await this.users.createIndex({ createdAt: -1, _id: -1 }, { name: 'created_at' });
     // One unique index per provider, so an identity links to one user at most. Sparse, because
     // most users have no link to a given provider (FerretDB has no partial indexes).
-    for (const provider of SOCIAL_PROVIDER_NAMES) {
+    for (const provider of this.providerNames) {
       await this.users.createIndex({ [`providers.${provider}`]: 1 }, { unique: true, sparse: true, name: `provider_${provider}_unique` });
     }
   }
@@ -143,7 +152,7 @@ export class MongoUserRepository implements UserRepository {
   }
 
   /** The user linked to this provider identity, or null. */
-  async findByProvider(provider: SocialProviderName, providerId: string): Promise<UserRecord | null> {
+  async findByProvider(provider: string, providerId: string): Promise<UserRecord | null> {
     const doc = await this.users.findOne({ [`providers.${provider}`]: providerId } as Filter<UserDocument>);
     return doc ? toRecord(doc) : null;
   }
@@ -153,7 +162,7 @@ export class MongoUserRepository implements UserRepository {
    * user is gone, is already linked to another identity of that provider, or the identity was just
    * linked to someone else (a lost race: the caller looks again).
    */
-  async linkProvider(userId: string, provider: SocialProviderName, providerId: string): Promise<UserRecord | null> {
+  async linkProvider(userId: string, provider: string, providerId: string): Promise<UserRecord | null> {
     const _id = parseObjectId(userId);
     if (!_id) return null;
     const field = `providers.${provider}`;

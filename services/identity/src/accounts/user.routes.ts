@@ -1,11 +1,11 @@
 import { bindRoutes, ifMatchOf, type RouteDef, type RouteInput } from '@restgate/shared/http';
 import { listingResult } from '@restgate/shared/data';
-import type { userApi } from '../api';
+import type { userApi } from './accounts.api';
 import { changePassword } from './change-password';
 import { createUser } from './create-user';
 import { deleteUser } from './delete-user';
 import { getOwnUser, listUsers, publicTag, userTag } from './get-user';
-import type { IdentityDeps } from './accounts-deps';
+import type { AccountsDeps } from './accounts-deps';
 import { endAllSessions, listSessions } from './manage-sessions';
 import { updateProfile, type ProfileChanges } from './update-profile';
 import { getUser, type UserRecord } from './user';
@@ -17,7 +17,7 @@ import { fullView, publicView, sessionView, withFields } from './user.views';
 const tagged = (user: UserRecord, view: unknown) => ({ status: 200, body: view, headers: { ETag: userTag(user) } });
 
 /** The users routes: one handler per spec of `userApi` (src/api.ts). */
-export function userRoutes(deps: IdentityDeps, api: ReturnType<typeof userApi>): RouteDef[] {
+export function userRoutes(deps: AccountsDeps, api: ReturnType<typeof userApi>): RouteDef[] {
   // One handler each for the `/users/me…` and `/users/:id…` forms (no id: `me`).
   const update = async ({ principal, params, body, headers }: RouteInput<ProfileChanges, unknown, { id?: string }>) => {
     const user = await updateProfile(deps, principal, resolveUserId(params.id, principal), body, ifMatchOf(headers));

@@ -1,5 +1,5 @@
 import { bindRoutes, type RouteDef } from '@restgate/shared/http';
-import type { emailVerificationApi } from '../api';
+import type { emailVerificationApi } from './emailed-links.api';
 import { requestEmailVerification, verifyEmail, type EmailVerificationDeps } from './email-verification';
 import { openLink } from './emailed-link';
 import { verificationDeadLinkPage, verificationDonePage, verificationFormPage } from './email-verification.pages';

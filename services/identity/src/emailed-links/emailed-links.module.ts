@@ -1,4 +1,9 @@
 import type { Logger } from '@restgate/shared';
+import type { RouteDef } from '@restgate/shared/http';
+import type { IdentityApiOptions } from '../accounts/api-fragments';
+import { emailVerificationApi, passwordResetApi } from './emailed-links.api';
+import { emailVerificationRoutes } from './email-verification.routes';
+import { passwordResetRoutes } from './password-reset.routes';
 import type { Db } from 'mongodb';
 import type { IdentityConfig } from '../config';
 import { EMAIL_VERIFICATIONS_COLLECTION, MongoLinkTokenRepository, PASSWORD_RESETS_COLLECTION } from './link-token.repository';
@@ -20,6 +25,8 @@ export interface EmailedLinks {
   emailVerifications: EmailVerificationDeps & { links: MongoLinkTokenRepository };
   /** Every purpose's repository: the outbox reads their collections, housekeeping empties them. */
   repositories: MongoLinkTokenRepository[];
+  /** The routes of both purposes: resets, then verifications. */
+  routes(options: IdentityApiOptions): RouteDef[];
 }
 
 /**
@@ -45,30 +52,36 @@ export function wireEmailedLinks(parts: {
   // Resets have always had a TTL index where the server has them; verifications never had one.
   const resets = new MongoLinkTokenRepository(parts.db, PASSWORD_RESETS_COLLECTION, { ttlIndex: true });
   const verifications = new MongoLinkTokenRepository(parts.db, EMAIL_VERIFICATIONS_COLLECTION, { ttlIndex: false });
+  const passwordResets: EmailedLinks['passwordResets'] = {
+    purpose: PASSWORD_RESET,
+    users,
+    links: resets,
+    ttlSeconds: config.RESET_TOKEN_TTL_SECONDS,
+    mailCap: parts.mailCaps.passwordReset,
+    mailQueued,
+    log,
+    hasher: parts.hasher,
+    sessions: parts.sessions,
+    pages: { linkOrigins: config.RESET_LINK_ORIGINS, defaultPage: config.RESET_DEFAULT_PAGE },
+    afterReset: parts.afterReset,
+  };
+  const emailVerifications: EmailedLinks['emailVerifications'] = {
+    purpose: EMAIL_VERIFICATION,
+    users,
+    links: verifications,
+    ttlSeconds: VERIFICATION_TTL_SECONDS,
+    mailCap: parts.mailCaps.emailVerification,
+    mailQueued,
+    log,
+    page: config.EMAIL_VERIFICATION_PAGE,
+  };
   return {
-    passwordResets: {
-      purpose: PASSWORD_RESET,
-      users,
-      links: resets,
-      ttlSeconds: config.RESET_TOKEN_TTL_SECONDS,
-      mailCap: parts.mailCaps.passwordReset,
-      mailQueued,
-      log,
-      hasher: parts.hasher,
-      sessions: parts.sessions,
-      pages: { linkOrigins: config.RESET_LINK_ORIGINS, defaultPage: config.RESET_DEFAULT_PAGE },
-      afterReset: parts.afterReset,
-    },
-    emailVerifications: {
-      purpose: EMAIL_VERIFICATION,
-      users,
-      links: verifications,
-      ttlSeconds: VERIFICATION_TTL_SECONDS,
-      mailCap: parts.mailCaps.emailVerification,
-      mailQueued,
-      log,
-      page: config.EMAIL_VERIFICATION_PAGE,
-    },
+    passwordResets,
+    emailVerifications,
     repositories: [resets, verifications],
+    routes: (options) => [
+      ...passwordResetRoutes(passwordResets, passwordResetApi(options), options),
+      ...emailVerificationRoutes(emailVerifications, emailVerificationApi(options)),
+    ],
   };
 }

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { createEnvelope, noControlCharacters, type MessageEnvelope } from '@restgate/shared/messaging';
+import { mailRecipientSchema } from '../accounts/mail-address';
 import { mailLinkSchema } from './reset-link';
 
 /**
@@ -23,16 +24,6 @@ export interface LinkMailData {
 }
 
 export type LinkMail = MessageEnvelope<LinkMailType, LinkMailData>;
-
-/** No display name, list, quoting or comment: nothing that could add a recipient or a header. */
-const BARE_ADDRESS = /^[^\s<>()[\]\\,;:"@]+@[^\s<>()[\]\\,;:"@]+$/;
-
-/** A mail's recipient as the mailer checks it: one bare address. */
-export const mailRecipientSchema = Joi.string()
-  .max(254)
-  .custom(noControlCharacters('to'))
-  .pattern(BARE_ADDRESS, 'bare address')
-  .email({ tlds: { allow: false }, multiple: false, ignoreLength: false });
 
 /** The data of a mail that carries a link with a token: the mailer's checks. */
 export const linkMailSchema = Joi.object<LinkMailData>({

@@ -1,6 +1,7 @@
 import { parseObjectId, writeUnique } from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { LinkRecord, LinkTokenRepository } from './emailed-link';
+import type { MailOutboxEntry } from '../outbox/outbox.repository';
 import type { LinkMail } from './link-mail';
 
 /** Each purpose's links in a collection of its own. */
@@ -8,18 +9,7 @@ export const PASSWORD_RESETS_COLLECTION = 'password_resets';
 export const EMAIL_VERIFICATIONS_COLLECTION = 'email_verifications';
 
 /** The mail request a link carries: the transactional outbox entry, written with the token. */
-export interface MailOutboxEntry {
-  envelope: LinkMail;
-  status: 'pending' | 'sent';
-  /** Publish attempts so far (a claim counts as one). */
-  attempts: number;
-  /** Not to be tried before this: the back-off after a failure, or the lease of a relay that claimed it. */
-  nextAttemptAt: Date;
-  /** The relay instance that claimed it last. */
-  claimedBy?: string;
-  lastError?: string;
-  sentAt: Date | null;
-}
+export type LinkMailEntry = MailOutboxEntry<LinkMail>;
 
 /**
  * One link token and, in the same document, the mail that carries it: a single insert creates
@@ -41,7 +31,7 @@ export interface LinkTokenDocument {
   tokenHash: string;
   expiresAt: Date;
   createdAt: Date;
-  mail: MailOutboxEntry | null;
+  mail: LinkMailEntry | null;
 }
 
 /** FerretDB v1 answers a TTL index with NotImplemented (238). */
@@ -102,7 +92,7 @@ export class MongoLinkTokenRepository implements LinkTokenRepository {
     const userId = parseObjectId(row.userId);
     if (!userId) throw new Error('replaceWithMail: malformed user id');
     const now = new Date();
-    const mail: MailOutboxEntry = { envelope: row.envelope, status: 'pending', attempts: 0, nextAttemptAt: now, sentAt: null };
+    const mail: LinkMailEntry = { envelope: row.envelope, status: 'pending', attempts: 0, nextAttemptAt: now, sentAt: null };
     await this.rows.deleteMany({ userId });
     return writeUnique(() =>
       this.rows.insertOne({

@@ -1,6 +1,6 @@
 import { isAppError } from '@restgate/shared';
 import { bindRoutes, validateInput, type RouteDef } from '@restgate/shared/http';
-import type { passwordResetApi } from '../api';
+import type { passwordResetApi } from './emailed-links.api';
 import { openLink } from './emailed-link';
 import { completePasswordReset, requestPasswordReset, type PasswordResetDeps } from './password-reset';
 import { htmlPage, linkPage, showLink } from './link-page';

@@ -1,6 +1,6 @@
 import { bindRoutes, type RouteDef, type RouteInput } from '@restgate/shared/http';
-import type { mfaApi } from '../api';
-import type { IdentityDeps } from '../accounts/accounts-deps';
+import type { mfaApi } from './mfa.api';
+import type { MfaModuleDeps } from './mfa';
 import {
   adminDisableMfa,
   completeMfaSignIn,
@@ -17,7 +17,7 @@ import { signedInView } from '../accounts/user.views';
  * The MFA routes (src/api.ts `mfaApi`). Without MFA_ENCRYPTION_KEY only the admin's switch-off is
  * served (it needs no key: it is how users get back in after a lost key); the others are 404s.
  */
-export function mfaRoutes(deps: IdentityDeps, api: ReturnType<typeof mfaApi>): RouteDef[] {
+export function mfaRoutes(deps: MfaModuleDeps, api: ReturnType<typeof mfaApi>): RouteDef[] {
   const adminDisable = async ({ principal, params, requestId }: RouteInput<unknown, unknown, { id: string }>) => {
     await adminDisableMfa(deps, principal, resolveUserId(params.id, principal), requestId);
     return { status: 204 };

@@ -2,14 +2,28 @@ import { createHash, randomBytes } from 'node:crypto';
 import { assertAdminRights, hasSecondFactor, errors, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { confirmPassword, type CheckContext, type Credentials } from '../accounts/authenticate';
-import type { IdentityDeps } from '../accounts/accounts-deps';
-import { SECOND_FACTOR_RULES } from './second-factor-guard';
+import type { AccountsDeps, SecondFactorPort } from '../accounts/accounts-deps';
+import { SECOND_FACTOR_RULES, type SecondFactorGuard } from './second-factor-guard';
 import { notifyUser } from '../accounts/security-notice';
 import { endSessionsOfUser, openSession, storedUserAgent, type SignedIn } from '../accounts/sessions';
 import type { MfaCrypto, MfaFactorRecord, MfaRepository } from './mfa-ports';
 import { getUser, isPasswordProven, type UserRecord } from '../accounts/user';
 
-export type MfaDeps = IdentityDeps & { mfaCrypto: MfaCrypto };
+/** What the MFA module works with: the core's stores it needs, and its own. */
+export interface MfaModuleDeps extends Pick<
+  AccountsDeps,
+  'users' | 'hasher' | 'backoff' | 'tokens' | 'sessions' | 'revocations' | 'sessionSettings' | 'notices' | 'noticeQueued'
+> {
+  /** Second factors and sign-ins waiting for one (always there: sign-in must see a factor even without the key). */
+  mfa: MfaRepository;
+  /** The bounds on guessing second factors (per challenge, per account). */
+  secondFactors: SecondFactorGuard;
+  /** TOTP and the MFA_ENCRYPTION_KEY; absent when the key is not set (then only the admin's switch-off is served). */
+  mfaCrypto?: MfaCrypto;
+}
+
+/** The use cases that need the key. */
+export type MfaDeps = MfaModuleDeps & { mfaCrypto: MfaCrypto };
 
 /** Where a check of a second factor comes from: the request's id rides on the mail a check may send. */
 export type MfaContext = CheckContext & { requestId?: string };
@@ -43,16 +57,15 @@ function hashRecoveryCodes(deps: Pick<MfaDeps, 'mfaCrypto'>, codes: string[]): s
 }
 
 /** Whether the user has MFA on (the sign-in rule; the repository is there with or without the key). */
-export async function isMfaOn(deps: Pick<IdentityDeps, 'mfa'>, userId: string): Promise<boolean> {
+export async function isMfaOn(deps: Pick<MfaModuleDeps, 'mfa'>, userId: string): Promise<boolean> {
   return (await deps.mfa.find(userId))?.enabled === true;
 }
 
 /**
- * The sign-in's last step: a user with MFA on gets no session yet but a 401 `mfa_required` with a
- * single-use `mfaToken` (5 minutes) for `POST /auth/mfa`; anyone else gets the session.
+ * The sign-in's second step, instead of a session: a 401 `mfa_required` with a single-use
+ * `mfaToken` (5 minutes) for `POST /auth/mfa`.
  */
-export async function openSessionOrChallenge(deps: IdentityDeps, user: UserRecord, amr: string[], userAgent?: string): Promise<SignedIn> {
-  if (!(await isMfaOn(deps, user.id))) return openSession(deps, user, userAgent, amr);
+async function challenge(deps: Pick<MfaModuleDeps, 'mfa'>, user: UserRecord, amr: string[], userAgent?: string): Promise<never> {
   const mfaToken = randomBytes(32).toString('base64url');
   await deps.mfa.insertChallenge(sha256(mfaToken), {
     userId: user.id,
@@ -129,7 +142,7 @@ async function verifyProof(
   return null;
 }
 
-async function loadCaller(deps: IdentityDeps, caller: Principal): Promise<UserRecord> {
+async function loadCaller(deps: Pick<MfaModuleDeps, 'users'>, caller: Principal): Promise<UserRecord> {
   if (caller.kind !== 'user') throw identityErrors.needsUser();
   return getUser(deps, caller.id);
 }
@@ -248,7 +261,7 @@ export async function disableOwnMfa(
  * `DELETE /users/:id/mfa` (admin): MFA off for a user who lost their factor, and every session of
  * theirs ends. Not for the admin's own factor: that takes the password and a code (DELETE /users/me/mfa).
  */
-export async function adminDisableMfa(deps: IdentityDeps, caller: Principal, userId: string, requestId?: string): Promise<void> {
+export async function adminDisableMfa(deps: MfaModuleDeps, caller: Principal, userId: string, requestId?: string): Promise<void> {
   // Holds even if an operator's ROUTE_POLICY opens the route.
   assertAdminRights(caller, identityErrors.notAdmin);
   if (caller.kind === 'user' && caller.id === userId) throw identityErrors.ownMfaByAdmin();
@@ -260,11 +273,16 @@ export async function adminDisableMfa(deps: IdentityDeps, caller: Principal, use
 }
 
 /**
- * The user's credentials changed, or all their sessions ended: sign-ins waiting for a second
- * factor end too (their first step was proven with what no longer counts).
+ * The core's second-factor port (accounts-deps.ts): sign-in asks whether MFA is on and lets this
+ * module open the challenge; a password change or reset, "end all sessions" and a deletion end
+ * the user's pending challenges (their first step was proven with what no longer counts).
  */
-export async function endPendingSignIns(deps: { mfa: Pick<MfaRepository, 'endChallenges'> }, userId: string): Promise<void> {
-  await deps.mfa.endChallenges(userId);
+export function secondFactorPort(deps: Pick<MfaModuleDeps, 'mfa'>): SecondFactorPort {
+  return {
+    isOn: (userId) => isMfaOn(deps, userId),
+    challenge: (user, amr, userAgent) => challenge(deps, user, amr, userAgent),
+    endPending: (userId) => deps.mfa.endChallenges(userId),
+  };
 }
 
 /**
@@ -273,7 +291,7 @@ export async function endPendingSignIns(deps: { mfa: Pick<MfaRepository, 'endCha
  * with someone else's address) goes with that password.
  */
 export async function afterPasswordReset(
-  deps: Pick<IdentityDeps, 'mfa' | 'secondFactors'>,
+  deps: Pick<MfaModuleDeps, 'mfa' | 'secondFactors'>,
   before: Pick<UserRecord, 'id' | 'passwordHash' | 'passwordProven'>,
 ): Promise<void> {
   await deps.mfa.endChallenges(before.id);
@@ -282,6 +300,6 @@ export async function afterPasswordReset(
 }
 
 /** GET /users/me shows whether MFA is on: a new user version moves its ETag. */
-async function touchUser(deps: Pick<IdentityDeps, 'users'>, userId: string): Promise<void> {
+async function touchUser(deps: Pick<MfaModuleDeps, 'users'>, userId: string): Promise<void> {
   await deps.users.update(userId, {});
 }

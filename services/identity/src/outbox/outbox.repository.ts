@@ -1,7 +1,30 @@
 import { writeUnique } from '@restgate/shared/data';
 import type { MessageEnvelope } from '@restgate/shared/messaging';
 import { ObjectId, type Collection, type Db, type Filter } from 'mongodb';
-import type { LinkTokenDocument } from '../emailed-links/link-token.repository';
+
+/**
+ * A mail request waiting in a document of its own collection (a link with its mail, a security
+ * notice): the transactional outbox entry, written in the same insert as what it is about.
+ */
+export interface MailOutboxEntry<E extends MessageEnvelope = MessageEnvelope> {
+  envelope: E;
+  status: 'pending' | 'sent';
+  /** Publish attempts so far (a claim counts as one). */
+  attempts: number;
+  /** Not to be tried before this: the back-off after a failure, or the lease of a relay that claimed it. */
+  nextAttemptAt: Date;
+  /** The relay instance that claimed it last. */
+  claimedBy?: string;
+  lastError?: string;
+  sentAt: Date | null;
+}
+
+/** What the outbox reads of a document that carries a mail: the entry, and the expiry past which it is not worth sending. */
+interface OutboxDocument {
+  _id: ObjectId;
+  expiresAt: Date;
+  mail: MailOutboxEntry | null;
+}
 
 /** A mail request a relay has claimed and must now publish. */
 export interface OutboxItem {
@@ -37,12 +60,12 @@ const CANDIDATES = 5;
  * only delays it: once due again it has a new attempt number, hence a new lease to win.
  */
 export class OutboxRepository {
-  private readonly rows: Map<string, Collection<LinkTokenDocument>>;
+  private readonly rows: Map<string, Collection<OutboxDocument>>;
   private readonly leases: Collection<OutboxLeaseDocument>;
 
   /** `collections`: those whose documents carry a `mail` entry. Leases share one collection: entry ids are unique across all. */
   constructor(db: Db, collections: string[]) {
-    this.rows = new Map(collections.map((name) => [name, db.collection<LinkTokenDocument>(name)]));
+    this.rows = new Map(collections.map((name) => [name, db.collection<OutboxDocument>(name)]));
     this.leases = db.collection<OutboxLeaseDocument>(OUTBOX_LEASES_COLLECTION);
   }
 
@@ -51,14 +74,14 @@ export class OutboxRepository {
     await this.leases.createIndex({ expiresAt: 1 }, { name: 'lease_expiry' });
   }
 
-  private collection(name: string): Collection<LinkTokenDocument> {
+  private collection(name: string): Collection<OutboxDocument> {
     const rows = this.rows.get(name);
     if (!rows) throw new Error(`outbox: no collection ${name}`);
     return rows;
   }
 
   /** Pending and due, token not expired (an expired link is not worth sending). */
-  private due(now: Date): Filter<LinkTokenDocument> {
+  private due(now: Date): Filter<OutboxDocument> {
     return { 'mail.status': 'pending', 'mail.nextAttemptAt': { $lte: now }, expiresAt: { $gt: now } };
   }
 

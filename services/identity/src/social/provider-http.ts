@@ -35,7 +35,11 @@ export async function getJson(request: ProviderRequest): Promise<ProviderReply> 
   try {
     const res = await fetch(request.url, {
       method: request.method ?? 'GET',
-      headers: { accept: 'application/json', ...(request.json === undefined ? {} : { 'content-type': 'application/json' }), ...request.headers },
+      headers: {
+        accept: 'application/json',
+        ...(request.json === undefined ? {} : { 'content-type': 'application/json' }),
+        ...request.headers,
+      },
       body: request.json === undefined ? undefined : JSON.stringify(request.json),
       signal: request.signal,
       redirect: 'error',

@@ -52,7 +52,9 @@ export function createSocialLogin(config: SocialConfig, logger?: Logger): Social
   const app =
     config.FACEBOOK_APP_ID && config.FACEBOOK_APP_SECRET ? { id: config.FACEBOOK_APP_ID, secret: config.FACEBOOK_APP_SECRET } : undefined;
   const githubApp =
-    config.GITHUB_CLIENT_ID && config.GITHUB_CLIENT_SECRET ? { clientId: config.GITHUB_CLIENT_ID, clientSecret: config.GITHUB_CLIENT_SECRET } : undefined;
+    config.GITHUB_CLIENT_ID && config.GITHUB_CLIENT_SECRET
+      ? { clientId: config.GITHUB_CLIENT_ID, clientSecret: config.GITHUB_CLIENT_SECRET }
+      : undefined;
   const adapters: Record<SocialProviderName, () => SocialProvider> = {
     facebook: () => createFacebookProvider({ apiUrl: config.FACEBOOK_API_URL, app }),
     github: () => createGitHubProvider({ apiUrl: config.GITHUB_API_URL, app: githubApp }),

@@ -1,8 +1,8 @@
 import { isDuplicateKeyError } from '@restgate/shared/data';
 import Joi from 'joi';
 import { identityErrors } from '../errors';
-import type { IdentityDeps, UserRepository } from '../accounts/accounts-deps';
-import { openSessionOrChallenge } from '../mfa/mfa';
+import type { AccountsDeps, UserRepository } from '../accounts/accounts-deps';
+import { openSessionOrSecondStep } from '../accounts/sign-in';
 import type { SignedIn } from '../accounts/sessions';
 import { socialErrors } from './social-errors';
 import type { ProviderProfile, SocialProvider } from './social-provider';
@@ -23,7 +23,7 @@ const NAME_MAX = 128;
  * `mfa_required` and `mfaToken`).
  */
 export async function socialSignIn(
-  deps: IdentityDeps,
+  deps: AccountsDeps,
   provider: SocialProvider,
   accessToken: string,
   timeoutMs: number,
@@ -32,7 +32,7 @@ export async function socialSignIn(
   const profile = await provider.fetchProfile(accessToken, AbortSignal.timeout(timeoutMs));
   const user = await userForProfile(deps.users, provider, profile);
   // `amr`: the provider's name (RFC 8176 has no value for a federated sign-in).
-  return openSessionOrChallenge(deps, user, [provider.name], userAgent);
+  return openSessionOrSecondStep(deps, user, [provider.name], userAgent);
 }
 
 /**

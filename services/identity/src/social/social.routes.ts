@@ -1,6 +1,6 @@
 import { bindRoutes, type RouteDef, type RouteInput } from '@restgate/shared/http';
-import type { socialApi } from '../api';
-import type { IdentityDeps } from '../accounts/accounts-deps';
+import type { socialApi } from './social.api';
+import type { AccountsDeps } from '../accounts/accounts-deps';
 import { socialSignIn } from './social-sign-in';
 import type { SocialLogin } from './social-login';
 import type { SocialProviderName } from './social-provider';
@@ -10,7 +10,7 @@ import { signedInView } from '../accounts/user.views';
 type TokenInput = { access_token?: string | string[] };
 
 /** `POST /auth/<provider>` for each enabled provider; a disabled one has no route (404). */
-export function socialRoutes(deps: IdentityDeps, social: SocialLogin | undefined, api: typeof socialApi): RouteDef[] {
+export function socialRoutes(deps: AccountsDeps, social: SocialLogin | undefined, api: typeof socialApi): RouteDef[] {
   if (!social) return [];
   const signInWith =
     (name: SocialProviderName) =>
