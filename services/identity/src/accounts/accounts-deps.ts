@@ -21,7 +21,7 @@ export type UserChanges = Partial<Pick<UserRecord, 'name' | 'picture' | 'emailVe
   );
 
 /**
- * Where users are kept, as the use cases need it. The domain owns this interface and `data/`
+ * Where users are kept, as the use cases need it. The use cases own this interface and user.repository.ts
  * implements it, so use cases never see a driver and can be read without the database code.
  * Ids go in and out as strings; a malformed id finds nothing.
  */

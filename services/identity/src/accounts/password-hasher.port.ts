@@ -4,7 +4,7 @@
  */
 export type HashLane = 'sign-in' | 'other';
 
-/** Hashes (Argon2id) and compares passwords (off the event loop, in a bounded queue: `crypto/password-hasher.ts`). */
+/** Hashes (Argon2id) and compares passwords (off the event loop, in a bounded queue: `password-hasher.ts`). */
 export interface PasswordHasher {
   /**
    * `signal`: the request's; once aborted (the client went away), a hash waiting for a worker is

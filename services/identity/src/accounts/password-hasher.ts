@@ -5,7 +5,7 @@ import type { HashLane, PasswordHasher } from './password-hasher.port';
 import { BCRYPT_MAX_BYTES, PASSWORD_MAX_LENGTH } from './password-limits';
 import { identityErrors } from '../errors';
 
-// src/crypto/ (tests) and dist/crypto/ (runtime) are both two levels below the package root.
+// src/accounts/ (tests) and dist/accounts/ (runtime) are both two levels below the package root.
 const WORKER_FILE = path.resolve(__dirname, '..', '..', 'workers', 'password.worker.cjs');
 
 /**

@@ -27,7 +27,7 @@ export interface RefreshTokenRecord {
 }
 
 /**
- * Where sessions and their refresh tokens are kept (the domain owns this interface; `data/`
+ * Where sessions and their refresh tokens are kept (the use cases own this interface; session.repository.ts
  * implements it). Rotation must have exactly one winner per refresh token, on FerretDB too,
  * whose conditional updates are not atomic: `claimRefreshToken` is a unique-key insert.
  */

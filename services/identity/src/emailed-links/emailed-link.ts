@@ -30,7 +30,7 @@ export interface LinkRecord {
 }
 
 /**
- * Where the links of one purpose are kept (the domain owns this interface; `data/` implements it).
+ * Where the links of one purpose are kept (the use cases own this interface; link-token.repository.ts implements it).
  * A link and its mail request are one write: the document is the outbox entry the relay
  * publishes, so neither exists without the other.
  */
@@ -98,7 +98,7 @@ export async function assertActiveLink(
   return { link, user };
 }
 
-/** The user a live link belongs to, for the page or the JSON the link in the mail opens (both rendered in `http/`). */
+/** The user a live link belongs to, for the page or the JSON the link in the mail opens (both rendered by the routes). */
 export async function openLink(deps: Pick<EmailedLinkDeps, 'purpose' | 'links' | 'users'>, token: string): Promise<UserRecord> {
   return (await assertActiveLink(deps, token)).user;
 }

@@ -1,6 +1,6 @@
-/** What multi-factor sign-in needs from outside the domain (data/ and crypto/ implement it). */
+/** What multi-factor sign-in's use cases need from storage and cryptography (mfa.repository.ts, mfa-crypto.ts and totp.ts implement it). */
 
-/** TOTP as authenticator apps do it (crypto/totp.ts implements it with `otpauth`). */
+/** TOTP as authenticator apps do it (totp.ts implements it with `otpauth`). */
 export interface TotpAuthenticator {
   /** A new secret (base32), its `otpauth://` URL and that URL as an SVG QR code. */
   generate(label: string): Promise<{ secret: string; otpauthUrl: string; qrSvg: string }>;

@@ -56,7 +56,7 @@ async function userForProfile(users: UserRepository, provider: SocialProvider, p
     const email = usableEmail(provider, profile);
     const existing = await users.findByEmail(email);
     if (existing) {
-      // One rule for trusting an address, one for trusting its password (domain/user.ts).
+      // One rule for trusting an address, one for trusting its password (accounts/user.ts).
       if (!isAddressProven(existing)) throw socialErrors.accountUnverified(provider.label);
       if (!isPasswordProven(existing)) throw socialErrors.accountPasswordUnproven(provider.label);
       const updated = await users.linkProvider(existing.id, provider.name, profile.id);
