@@ -59,7 +59,12 @@ function hpmProxy() {
 /** Hop-by-hop headers: about one connection, never forwarded (and undici refuses some of them). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
+/**
+ * @param {Record<string, string | string[] | undefined>} headers
+ * @returns {Record<string, string | string[]>}
+ */
 function endToEnd(headers) {
+  /** @type {Record<string, string | string[]>} */
   const kept = {};
   for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name)) kept[name] = value;
   return kept;

@@ -149,7 +149,11 @@ async function main() {
     if (pacedSeconds > 0) {
       console.log('\n| paced, 200 req/s | p50 direct ms | p50 through it ms | added ms | load |');
       console.log('|---|---|---|---|---|');
-      const targets = [['gateway', () => gateway(quick.url)], ...FLOORS.map(([kind, label]) => [label, () => startFloor(kind, quick.url)])];
+      /** @type {Array<[string, () => Promise<any>]>} */
+      const targets = [
+        ['gateway', () => gateway(quick.url)],
+        ...FLOORS.map(([kind, label]) => /** @type {[string, () => Promise<any>]} */ ([label, () => startFloor(kind, quick.url)])),
+      ];
       for (let round = 0; round < rounds; round += 1) {
         for (const [label, start] of targets) {
           const target = await start();

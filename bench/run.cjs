@@ -72,6 +72,10 @@ function loopbackUrl(name, fallback) {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
+/**
+ * @param {string} base
+ * @param {{ method?: string, path: string, headers?: Record<string, string | number>, body?: string, agent?: import('node:http').Agent }} options
+ */
 function request(base, { method = 'GET', path: urlPath, headers = {}, body, agent: chosen = agent }) {
   const url = new URL(urlPath, base);
   return new Promise((resolve, reject) => {
@@ -106,6 +110,15 @@ function stats(samples) {
 }
 
 /** autocannon's options for one load on `base`. */
+/**
+ * What a load run sends: one request shape, over `connections` connections.
+ * @typedef {{ path: string, method?: string, headers?: Record<string, string | number>, body?: string, connections?: number, expect?: number }} LoadShape
+ */
+
+/**
+ * @param {string} base
+ * @param {LoadShape} shape
+ */
 function loadOptions(base, { path: urlPath, method = 'GET', headers, body, connections }) {
   // autocannon sets Content-Length itself; a second one would be a malformed request.
   const ownHeaders = Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => name !== 'content-length'));
@@ -113,6 +126,10 @@ function loadOptions(base, { path: urlPath, method = 'GET', headers, body, conne
 }
 
 /** autocannon for `seconds`; returns req/s of the expected status, p50/p99 in ms, and the others. */
+/**
+ * @param {string} base
+ * @param {LoadShape & { seconds: number }} shape
+ */
 async function cannon(base, { path: urlPath, method = 'GET', headers, body, connections = 10, seconds, expect = 200 }) {
   const autocannon = require('autocannon');
   const result = await autocannon({ ...loadOptions(base, { path: urlPath, method, headers, body, connections }), duration: seconds });
@@ -135,6 +152,11 @@ async function cannon(base, { path: urlPath, method = 'GET', headers, body, conn
  * it closes. Two floods, one to warm up and one to measure, had the first one's abandoned compares
  * run into the second's window and the second one's pipeline fill inside it: at a few hundred ms
  * per sign-in, several per cent of a 5 s window.
+ */
+/**
+ * @param {string} base
+ * @param {LoadShape & { warmUp: number, seconds: number }} shape
+ * @param {any} hooks
  */
 async function steadyFlood(base, { path: urlPath, method = 'GET', headers, body, connections, warmUp, seconds, expect = 200 }, hooks) {
   const autocannon = require('autocannon');
@@ -296,7 +318,11 @@ async function rawArgon2Capacity(seconds, costs) {
   return { threads, perSecond: rates.reduce((a, b) => a + b, 0) };
 }
 
-/** A process's resident set and its peak (VmRSS, VmHWM) in MiB; null where it can't be read. */
+/**
+ * A process's resident set and its peak (VmRSS, VmHWM) in MiB; null where it can't be read.
+ * @param {number} pid
+ * @returns {{ rss: number, peak: number } | null}
+ */
 function memoryOf(pid) {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -385,6 +411,7 @@ function runningStack() {
     masterKey: env.MASTER_KEY,
     mongoUrl: env.MONGODB_URL || 'mongodb://127.0.0.1:27017/',
     dbNames: { identity: env.IDENTITY_DB || 'identity', articles: env.ARTICLES_DB || 'articles' },
+    /** A stack run elsewhere: no process of it is ours to measure. @type {Record<string, number>} */
     pids: {},
   };
 }
@@ -631,6 +658,7 @@ async function main() {
       let flood;
       let ih;
       let gh;
+      /** @type {{ rss: number, peak: number } | null} */
       let rssBefore = null;
       let peakReset = false;
       try {

@@ -13,7 +13,7 @@ const STEPS = [
   { title: 'system packages: PostgreSQL, RabbitMQ, Redis, Chromium (installed when missing)', run: provisionSystem },
   { title: 'lint: eslint .', run: () => runBin('eslint', ['.']) },
   { title: 'build: tsc -b', run: () => runBin('tsc', ['-b']) },
-  { title: 'type-check: tsc -p tsconfig.check.json && tsc -p scripts', run: typeCheck },
+  { title: 'type-check: tsc -p tsconfig.check.json && tsc -p scripts && tsc -p bench', run: typeCheck },
   { title: 'tests: jest --ci', run: () => runBin('jest', ['--ci']) },
 ];
 
@@ -31,10 +31,14 @@ async function provisionSystem() {
   return 1;
 }
 
-// The product with its tests, then the scripts (JSDoc-typed CommonJS, scripts/tsconfig.json).
+// The product with its tests, then the scripts and the benchmarks (JSDoc-typed CommonJS, each
+// folder's tsconfig.json).
 async function typeCheck() {
-  const code = await runBin('tsc', ['-p', 'tsconfig.check.json']);
-  return code === 0 ? runBin('tsc', ['-p', 'scripts']) : code;
+  for (const project of ['tsconfig.check.json', 'scripts', 'bench']) {
+    const code = await runBin('tsc', ['-p', project]);
+    if (code !== 0) return code;
+  }
+  return 0;
 }
 
 function log(msg) {

@@ -15,6 +15,12 @@ function option(name, fallback, max) {
 }
 
 /** One request to 127.0.0.1:`port`, cut after `timeoutMs`; resolves with status, headers and body text. */
+/**
+ * @param {number} port
+ * @param {import('node:http').Agent} agent
+ * @param {{ method: string, path: string, headers?: Record<string, string>, body?: string }} options
+ * @param {number} [timeoutMs]
+ */
 function request(port, agent, { method, path: urlPath, headers = {}, body }, timeoutMs) {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: HOST, port, method, path: urlPath, agent, headers }, (res) => {

@@ -29,6 +29,7 @@ async function startBenchStack({ cleanups, log, env = {}, serviceEnv = {} }) {
   const suffix = randomBytes(4).toString('hex');
   const secret = () => randomBytes(32).toString('hex');
   const masterKey = secret();
+  /** @type {Record<string, number>} */
   const ports = {};
   for (const def of [stackLib.GATEWAY, ...stackLib.SERVICES]) ports[def.name] = await backing.freePort();
   const dbNames = Object.fromEntries(stackLib.SERVICES.filter((d) => d.owns?.database).map((d) => [d.name, `bench_${d.name}_${suffix}`]));

@@ -1,10 +1,10 @@
 import type { Metrics } from '@restgate/shared';
 import { parseQuota, type RateLimits } from '@restgate/shared/limits';
 import type { AbuseConfig } from './abuse.config';
-import { createSignInBackoff } from './data/sign-in-backoff.store';
-import type { PasswordHasher } from './domain/password-hasher.port';
-import type { LinkMailCap } from './domain/emailed-link';
-import type { SignInBackoff } from './domain/sign-in-backoff';
+import { createSignInBackoff } from './accounts/sign-in-backoff.store';
+import type { PasswordHasher } from './accounts/password-hasher.port';
+import type { LinkMailCap } from './emailed-links/emailed-link';
+import type { SignInBackoff } from './accounts/sign-in-backoff';
 
 /** The limits the use cases consult. */
 export interface AbuseLimits {

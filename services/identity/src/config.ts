@@ -3,8 +3,8 @@ import Joi from 'joi';
 import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
 import { brokerUrlList } from '@restgate/shared/messaging';
 import { abuseConfigKeys, type AbuseConfig } from './abuse.config';
-import { PASSWORD_MAX_LENGTH } from './domain/password-limits';
-import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from './domain/social/social-provider';
+import { PASSWORD_MAX_LENGTH } from './accounts/password-limits';
+import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from './social/social-provider';
 
 export interface IdentityConfig extends BaseConfig, AbuseConfig {
   MONGODB_URL: string;

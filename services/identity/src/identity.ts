@@ -5,28 +5,25 @@ import { createMongo, retryUntil, type MongoHandle } from '@restgate/shared/data
 import { createAmqp, type AmqpClient, type AmqpOptions } from '@restgate/shared/messaging';
 import type { Express } from 'express';
 import { noAbuseLimits, wireAbuseProtection, type AbuseLimits } from './abuse.wiring';
-import { mailExchangeName } from './amqp/mail-exchange';
-import { createOutboxRelay, type OutboxRelay } from './amqp/outbox-relay';
+import { mailExchangeName } from './outbox/mail-exchange';
+import { createOutboxRelay, type OutboxRelay } from './outbox/outbox-relay';
 import { createApp } from './app';
 import type { IdentityConfig } from './config';
-import { createPasswordHasher } from './crypto/password-hasher';
-import { createTokenIssuer } from './crypto/token-issuer';
-import { createRevocationRecorder } from './data/revocation.store';
-import { MongoMfaRepository } from './data/mfa.repository';
-import { createSecondFactorGuard } from './data/second-factor-guard.store';
-import { MongoSecurityNoticeRepository } from './data/security-notice.repository';
-import { afterPasswordReset } from './domain/mfa';
-import { SECOND_FACTOR_RULES } from './domain/second-factor-guard';
-import { OutboxRepository } from './data/outbox.repository';
-import { MongoSessionRepository } from './data/session.repository';
-import { createMfaCrypto } from './crypto/mfa-crypto';
-import { MongoUserRepository } from './data/user.repository';
-import type { IdentityDeps } from './domain/identity-deps';
-import { verificationMailer } from './domain/email-verification';
-import { createSocialLogin } from './domain/social/social-login';
-import { identityRoutes } from './http/routes';
-import { USER_FILTERS } from './http/user.schemas';
-import { wireEmailedLinks, type EmailedLinks } from './emailed-links.wiring';
+import { createPasswordHasher } from './accounts/password-hasher';
+import { createTokenIssuer } from './accounts/token-issuer';
+import { createRevocationRecorder } from './accounts/revocation.store';
+import { MongoSecurityNoticeRepository } from './accounts/security-notice.repository';
+import { OutboxRepository } from './outbox/outbox.repository';
+import { MongoSessionRepository } from './accounts/session.repository';
+import { MongoUserRepository } from './accounts/user.repository';
+import type { AccountsDeps } from './accounts/accounts-deps';
+import { accountRoutes } from './accounts/accounts.routes';
+import { USER_FILTERS } from './accounts/user.schemas';
+import { verificationMailer } from './emailed-links/email-verification';
+import { wireEmailedLinks, type EmailedLinks } from './emailed-links/emailed-links.module';
+import { createMfaModule } from './mfa/mfa.module';
+import { createSocialModule } from './social/social.module';
+import { SOCIAL_PROVIDER_NAMES } from './social/social-provider';
 import { createHousekeeping, type Housekeeping } from './housekeeping';
 
 /** What the identity service is built from: `start.ts` passes what `runService` gives it, tests their own. */
@@ -49,7 +46,7 @@ export interface Identity {
   app: Express;
   mongo: MongoHandle;
   /** What the use cases work with. */
-  deps: IdentityDeps;
+  deps: AccountsDeps;
   /** Password resets and e-mail verifications: each purpose's use-case dependencies and token store. */
   links: EmailedLinks;
   /** The broker connection: the outbox relay publishes the links' mails over it. */
@@ -86,7 +83,11 @@ export function createIdentity({
   abuseProtection = true,
 }: IdentityWiring): Identity {
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
-  const users = new MongoUserRepository(mongo.db, { cursorSecret: config.PRINCIPAL_SECRET, filters: USER_FILTERS });
+  const users = new MongoUserRepository(mongo.db, {
+    cursorSecret: config.PRINCIPAL_SECRET,
+    filters: USER_FILTERS,
+    providerNames: SOCIAL_PROVIDER_NAMES,
+  });
   const hasher = createPasswordHasher({
     argon2: { memoryKib: config.ARGON2_MEMORY_KIB, iterations: config.ARGON2_ITERATIONS, parallelism: config.ARGON2_PARALLELISM },
     workers: config.HASH_WORKERS,
@@ -107,10 +108,26 @@ export function createIdentity({
     audience: config.JWT_AUDIENCE,
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
-  const mfa = new MongoMfaRepository(mongo.db);
-  // A security rule of every challenge, not an abuse limit an operator turns off: always on Redis.
-  const secondFactors = createSecondFactorGuard(rateLimits, SECOND_FACTOR_RULES);
   const notices = new MongoSecurityNoticeRepository(mongo.db);
+  const sessionSettings = { refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, reuseGraceSeconds: config.REFRESH_REUSE_GRACE_SECONDS };
+  const core = {
+    users,
+    hasher,
+    tokens,
+    backoff: limits.backoff,
+    sessions,
+    revocations,
+    sessionSettings,
+    notices,
+    noticeQueued: () => relay.wake(),
+  };
+  const mfa = createMfaModule({
+    db: mongo.db,
+    core,
+    limits: rateLimits,
+    encryptionKey: config.MFA_ENCRYPTION_KEY,
+    issuer: config.JWT_ISSUER,
+  });
   const links = wireEmailedLinks({
     config,
     db: mongo.db,
@@ -119,7 +136,7 @@ export function createIdentity({
     sessions: { sessions, revocations },
     mailCaps: limits.mailCaps,
     mailQueued: () => relay.wake(),
-    afterReset: (user) => afterPasswordReset({ mfa, secondFactors }, user),
+    afterReset: (user) => mfa.afterPasswordReset(user),
     logger,
   });
   const amqp = createAmqp({ name: 'identity', ...amqpOptions, url: config.AMQP_URL, logger });
@@ -141,31 +158,26 @@ export function createIdentity({
       sessions: () => sessions.deleteExpired(new Date()),
     },
   });
-  const deps: IdentityDeps = {
-    users,
-    mfa,
-    secondFactors,
-    notices,
-    noticeQueued: () => relay.wake(),
+  // The core, with its ports filled by the features composed here.
+  const deps: AccountsDeps = {
+    ...core,
+    secondFactor: mfa.secondFactor,
     adminSignUp: config.ADMIN_SIGN_UP ?? (config.NODE_ENV === 'production' ? 'admin' : 'master'),
-    mfaCrypto: config.MFA_ENCRYPTION_KEY ? createMfaCrypto(config.MFA_ENCRYPTION_KEY, config.JWT_ISSUER) : undefined,
-    hasher,
-    tokens,
-    backoff: limits.backoff,
-    sessions,
-    revocations,
-    sessionSettings: { refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, reuseGraceSeconds: config.REFRESH_REUSE_GRACE_SECONDS },
     resetTokens: links.passwordResets.links,
     requireVerifiedEmail: config.REQUIRE_VERIFIED_EMAIL,
     sendVerificationMail: verificationMailer(links.emailVerifications),
   };
+  const apiOptions = { passwordMinLength: config.PASSWORD_MIN_LENGTH };
+  const account = accountRoutes(deps, apiOptions);
+  // The route table in the order the service mounts it (src/api.ts lists the same), before ROUTE_POLICY.
   const routes = applyPolicy(
-    identityRoutes(deps, {
-      passwordMinLength: config.PASSWORD_MIN_LENGTH,
-      social: createSocialLogin(config, logger),
-      passwordResets: links.passwordResets,
-      emailVerifications: links.emailVerifications,
-    }),
+    [
+      ...account.auth,
+      ...createSocialModule({ config, logger, core: deps }).routes,
+      ...account.users,
+      ...mfa.routes,
+      ...links.routes(apiOptions),
+    ],
     config.ROUTE_POLICY,
   );
   // No broker in readiness: with RabbitMQ away, resets are still taken (the outbox keeps them).

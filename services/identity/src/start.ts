@@ -1,6 +1,6 @@
 import { runService } from '@restgate/shared';
 import { identityConfigSchema } from './config';
-import { socialAppProblems } from './domain/social/social-login';
+import { socialAppProblems } from './social/social-login';
 import { createIdentity } from './identity';
 
 void runService({

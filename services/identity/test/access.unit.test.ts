@@ -1,6 +1,6 @@
 import type { Principal } from '@restgate/shared';
-import { assertMayGrantRole, assertSelfOrAdmin } from '../src/domain/access';
-import { resolveUserId } from '../src/http/user-id';
+import { assertMayGrantRole, assertSelfOrAdmin } from '../src/accounts/access';
+import { resolveUserId } from '../src/accounts/user-id';
 
 const ID = '65f0a1b2c3d4e5f601234567';
 const user: Principal = { kind: 'user', id: ID, role: 'user' };

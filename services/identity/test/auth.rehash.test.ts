@@ -2,8 +2,8 @@ import { hashSync } from '@node-rs/argon2';
 import { randomEmail, uniqueSuffix } from '@restgate/shared/testing';
 import bcrypt from 'bcryptjs';
 import { ObjectId } from 'mongodb';
-import { MongoUserRepository } from '../src/data/user.repository';
-import { USER_FILTERS } from '../src/http/user.schemas';
+import { MongoUserRepository } from '../src/accounts/user.repository';
+import { USER_FILTERS } from '../src/accounts/user.schemas';
 import { basic, expectProblem, MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';
 
 /** What the harness configures: every new hash starts with it. */

@@ -1,4 +1,4 @@
-import { parseBasicCredentials } from '../src/http/basic-credentials';
+import { parseBasicCredentials } from '../src/accounts/basic-credentials';
 
 const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 

@@ -1,7 +1,7 @@
 import { randomEmail } from '@restgate/shared/testing';
 import { ObjectId } from 'mongodb';
-import { EMAIL_VERIFICATIONS_COLLECTION, type LinkTokenDocument } from '../src/data/link-token.repository';
-import { hashLinkToken } from '../src/domain/emailed-link';
+import { EMAIL_VERIFICATIONS_COLLECTION, type LinkTokenDocument } from '../src/emailed-links/link-token.repository';
+import { hashLinkToken } from '../src/emailed-links/emailed-link';
 import { basic, MASTER, type IdentityHarness } from './support/identity-harness';
 import { eventually, linkIn, pause, startMailPipeline, type MailPipeline } from './support/password-resets';
 

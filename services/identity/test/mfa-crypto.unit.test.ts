@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '@restgate/shared';
 import { identityConfigSchema } from '../src/config';
-import { createMfaCrypto } from '../src/crypto/mfa-crypto';
-import { createSecretBox } from '../src/crypto/secret-box';
+import { createMfaCrypto } from '../src/mfa/mfa-crypto';
+import { createSecretBox } from '../src/accounts/secret-box';
 
 const KEY = 'k'.repeat(40);
 

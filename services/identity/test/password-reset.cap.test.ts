@@ -1,4 +1,4 @@
-import { hashLinkToken } from '../src/domain/emailed-link';
+import { hashLinkToken } from '../src/emailed-links/emailed-link';
 import { MASTER, type IdentityHarness } from './support/identity-harness';
 import { eventually, linkIn, pause, resetsOf, startMailPipeline, type MailPipeline } from './support/password-resets';
 

@@ -1,5 +1,5 @@
-import { hashLinkToken, mailName, newLinkToken } from '../src/domain/emailed-link';
-import { resetLink } from '../src/domain/reset-link';
+import { hashLinkToken, mailName, newLinkToken } from '../src/emailed-links/emailed-link';
+import { resetLink } from '../src/emailed-links/reset-link';
 
 const settings = { linkOrigins: ['https://app.example.com', 'http://localhost:3000'], defaultPage: 'https://example.com/reset/' };
 const token = 'A'.repeat(43);

@@ -1,6 +1,6 @@
 import { validateMessage } from '@restgate/shared/messaging';
 import { MAIL_MESSAGE_SCHEMAS } from '../../mailer/src/domain/mail.messages';
-import { LINK_MAIL_TYPES, linkMail, type LinkMailData, type LinkMailType } from '../src/domain/link-mail';
+import { LINK_MAIL_TYPES, linkMail, type LinkMailData, type LinkMailType } from '../src/emailed-links/link-mail';
 
 /**
  * Identity keeps its own view of the mailer's link mails, `mail.password-reset` and

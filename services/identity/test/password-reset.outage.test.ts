@@ -3,7 +3,7 @@ import { createAmqp, type ReadyHandler } from '@restgate/shared/messaging';
 import { randomEmail, uniqueSuffix } from '@restgate/shared/testing';
 import { ObjectId } from 'mongodb';
 import request from 'supertest';
-import { EMAIL_VERIFICATIONS_COLLECTION, type LinkTokenDocument } from '../src/data/link-token.repository';
+import { EMAIL_VERIFICATIONS_COLLECTION, type LinkTokenDocument } from '../src/emailed-links/link-token.repository';
 import { MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';
 import {
   aPasswordReset,

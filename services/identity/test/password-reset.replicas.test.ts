@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { uniqueSuffix } from '@restgate/shared/testing';
 import { createDeliveryRepository } from '../../mailer/src/data/delivery.repository';
-import { PASSWORD_RESETS_COLLECTION } from '../src/data/link-token.repository';
-import { OutboxRepository } from '../src/data/outbox.repository';
+import { PASSWORD_RESETS_COLLECTION } from '../src/emailed-links/link-token.repository';
+import { OutboxRepository } from '../src/outbox/outbox.repository';
 import { MASTER, type IdentityHarness } from './support/identity-harness';
 import { eventually, mailRowsTo, startMailPipeline, type MailPipeline } from './support/password-resets';
 

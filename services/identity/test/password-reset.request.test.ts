@@ -1,5 +1,5 @@
 import { randomEmail } from '@restgate/shared/testing';
-import { hashLinkToken } from '../src/domain/emailed-link';
+import { hashLinkToken } from '../src/emailed-links/emailed-link';
 import { expectProblem, MASTER, startIdentity, type IdentityHarness } from './support/identity-harness';
 import { mailRowsTo, resets, resetsOf, TOKEN_PATTERN } from './support/password-resets';
 

@@ -2,8 +2,8 @@ import { createLogger, type Principal } from '@restgate/shared';
 import { createRedis, revocationKey, type RedisHandle } from '@restgate/shared/limits';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import { ObjectId } from 'mongodb';
-import { MongoSessionRepository } from '../src/data/session.repository';
-import { hashRefreshToken } from '../src/domain/sessions';
+import { MongoSessionRepository } from '../src/accounts/session.repository';
+import { hashRefreshToken } from '../src/accounts/sessions';
 import {
   basic,
   expectProblem,

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, type Logger } from '@restgate/shared';
 import { identityConfigSchema, type IdentityConfig } from '../src/config';
-import { createSocialLogin, socialAppProblems } from '../src/domain/social/social-login';
+import { createSocialLogin, socialAppProblems } from '../src/social/social-login';
 
 const minimal = {
   MONGODB_URL: 'mongodb://127.0.0.1:27017',

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { gravatarUrl, isAddressProven, nameFromEmail, normalizeEmail, pictureAfterEmailChange, type UserRecord } from '../src/domain/user';
-import { fullView, publicView } from '../src/http/user.views';
+import { gravatarUrl, isAddressProven, nameFromEmail, normalizeEmail, pictureAfterEmailChange, type UserRecord } from '../src/accounts/user';
+import { fullView, publicView } from '../src/accounts/user.views';
 
 const record: UserRecord = {
   id: '65f0a1b2c3d4e5f601234567',

@@ -1,5 +1,5 @@
 import { randomEmail } from '@restgate/shared/testing';
-import { EMAIL_VERIFICATIONS_COLLECTION } from '../src/data/link-token.repository';
+import { EMAIL_VERIFICATIONS_COLLECTION } from '../src/emailed-links/link-token.repository';
 import { aGitHubAccount } from './support/fake-providers';
 import { basic, expectProblem, MASTER, startIdentityWithGitHub } from './support/identity-harness';
 import { mailRowsTo } from './support/password-resets';

@@ -5,10 +5,10 @@ import { ObjectId, type Db } from 'mongodb';
 import request from 'supertest';
 import type { AbuseLimits } from '../../src/abuse.wiring';
 import { identityConfigSchema, type IdentityConfig } from '../../src/config';
-import { createUser } from '../../src/domain/create-user';
-import { noVerificationMail } from '../../src/domain/identity-deps';
-import type { PasswordHasher } from '../../src/domain/password-hasher.port';
-import type { Role } from '../../src/domain/user';
+import { createUser } from '../../src/accounts/create-user';
+import { noVerificationMail } from '../../src/accounts/accounts-deps';
+import type { PasswordHasher } from '../../src/accounts/password-hasher.port';
+import type { Role } from '../../src/accounts/user';
 import { createIdentity, type Identity } from '../../src/identity';
 import { startFakeGitHub, type FakeProvider, type GitHubAccount } from './fake-providers';
 

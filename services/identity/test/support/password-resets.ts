@@ -8,9 +8,9 @@ import { ObjectId } from 'mongodb';
 import { aMailerEnv, testAmqpUrl, type MailerEnv } from '../../../mailer/test/support/harness';
 import { startTestSmtp, type TestSmtp } from '../../../mailer/test/support/smtp';
 import type { TcpProxy } from '../../../mailer/test/support/tcp-proxy';
-import { EMAIL_VERIFICATIONS_COLLECTION, PASSWORD_RESETS_COLLECTION, type LinkTokenDocument } from '../../src/data/link-token.repository';
-import { newLinkToken } from '../../src/domain/emailed-link';
-import { linkMail } from '../../src/domain/link-mail';
+import { EMAIL_VERIFICATIONS_COLLECTION, PASSWORD_RESETS_COLLECTION, type LinkTokenDocument } from '../../src/emailed-links/link-token.repository';
+import { newLinkToken } from '../../src/emailed-links/emailed-link';
+import { linkMail } from '../../src/emailed-links/link-mail';
 import { startIdentity, type IdentityHarness, type TestUser } from './identity-harness';
 
 import { eventually } from '../../../mailer/test/support/eventually';

@@ -1,0 +1,68 @@
+import { authenticate, type CheckContext, type Credentials } from './authenticate';
+import type { AccountsDeps } from './accounts-deps';
+import { openSession, type SignedIn } from './sessions';
+import { isAddressProven, type UserRecord } from './user';
+import { isAppError } from '@restgate/shared';
+import { identityErrorCatalogue, identityErrors } from '../errors';
+
+/**
+ * `POST /auth`: the e-mail and password open a session (with REQUIRE_VERIFIED_EMAIL, only for a
+ * proven address); with a second factor on, its second step instead (the `secondFactor` port).
+ */
+export async function signIn(
+  deps: AccountsDeps,
+  credentials: Credentials | null,
+  context?: CheckContext & { userAgent?: string },
+): Promise<SignedIn> {
+  if (!credentials) throw identityErrors.wrongCredentials();
+  const check = {
+    clientAddress: 'unknown',
+    ...context,
+    lane: 'sign-in' as const,
+    secondFactorPending: (user: UserRecord) => deps.secondFactor.isOn(user.id),
+  };
+  const user = await authenticate(deps, credentials, check);
+  await upgradePasswordHash(deps, user, credentials.password, check);
+  // After the password check: only the address's owner learns that the account awaits verification.
+  if (deps.requireVerifiedEmail && !isAddressProven(user)) throw identityErrors.emailUnverified();
+  return openSessionOrSecondStep(deps, user, ['pwd'], context?.userAgent);
+}
+
+/**
+ * The last step of every sign-in (password or provider): the session, or, for a user with a
+ * second factor on, its second step (a 401 `mfa_required` that carries the token for it).
+ */
+export async function openSessionOrSecondStep(
+  deps: Pick<AccountsDeps, 'secondFactor' | 'tokens' | 'sessions' | 'sessionSettings'>,
+  user: UserRecord,
+  amr: string[],
+  userAgent?: string,
+): Promise<SignedIn> {
+  if (await deps.secondFactor.isOn(user.id)) return deps.secondFactor.challenge(user, amr, userAgent);
+  return openSession(deps, user, userAgent, amr);
+}
+
+/**
+ * A hash of older costs (bcrypt from before Argon2id, or Argon2id at other costs) is replaced by
+ * one at the current costs, now that the password is known: one more hash in the same request.
+ * The write is conditional on the hash just checked, so a password changed meanwhile stays; it
+ * moves no credentials epoch, so no session ends. With the hashing queue full it waits for the
+ * next sign-in (the old hash still works).
+ */
+async function upgradePasswordHash(
+  deps: Pick<AccountsDeps, 'hasher' | 'users'>,
+  user: UserRecord,
+  password: string,
+  context: CheckContext,
+): Promise<void> {
+  const current = user.passwordHash;
+  if (current === null || !deps.hasher.needsRehash(current)) return;
+  let next: string;
+  try {
+    next = await deps.hasher.hash(password, context.signal, context.lane);
+  } catch (err) {
+    if (isAppError(err) && err.code === identityErrorCatalogue.busy.code) return;
+    throw err;
+  }
+  await deps.users.rehashPassword(user.id, current, next);
+}
