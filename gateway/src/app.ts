@@ -10,9 +10,9 @@ import {
   isOperationsRequest,
   isStopping,
   labelRoute,
-  mayReadMetrics,
+  OPERATIONS_PATHS,
+  operationsAnswerer,
   PROBLEM_CONTENT_TYPE,
-  readiness,
   requestIdOf,
   requestTracker,
   securityHeaderEntries,
@@ -198,49 +198,24 @@ export function createApp({
     }
   });
 
-  app.route({
-    method: ['GET', 'HEAD'],
-    url: '/health',
-    handler: async (_request, reply) => reply.type('application/json; charset=utf-8').send('{"status":"ok"}'),
-  });
-  app.route({
-    method: ['GET', 'HEAD'],
-    url: '/ready',
-    handler: async (_request, reply) => {
-      // shared's listen marks the listener it was given (this app) when a graceful stop begins.
-      const { ready, body } = await readiness(checks, isStopping(gateway));
-      return reply
-        .code(ready ? 200 : 503)
-        .type('application/json; charset=utf-8')
-        .send(JSON.stringify(body));
-    },
-  });
-  // Other methods on these paths stop here too: nothing after (the policy table) sees them.
-  app.route({
-    method: ALL_METHODS.filter((m) => m !== 'GET' && m !== 'HEAD'),
-    url: '/health',
-    handler: async (request) => {
-      throw errors.methodNotAllowed(request.method, ['GET', 'HEAD']);
-    },
-  });
-  app.route({
-    method: ALL_METHODS.filter((m) => m !== 'GET' && m !== 'HEAD'),
-    url: '/ready',
-    handler: async (request) => {
-      throw errors.methodNotAllowed(request.method, ['GET', 'HEAD']);
-    },
-  });
-  // The only public port: its metrics only for the scraper holding the token, a 404 for anyone else.
-  app.route({
-    method: [...ALL_METHODS],
-    url: '/metrics',
-    handler: async (request, reply) => {
-      if (!mayReadMetrics(metricsAccess, request.headers.authorization)) throw errors.routeNotFound(request.method, '/metrics');
-      if (request.method !== 'GET' && request.method !== 'HEAD') throw errors.methodNotAllowed(request.method, ['GET', 'HEAD']);
-      const text = await metrics.render();
-      return reply.header('Cache-Control', 'no-store').type(metrics.contentType).send(text);
-    },
-  });
+  // `/health`, `/ready`, `/metrics` as every service answers them (shared's operations.ts), every
+  // method: nothing after (the policy table) sees these paths. The only public port: its metrics
+  // only for the scraper holding the token, a 404 for anyone else.
+  const operations = operationsAnswerer({ checks, metrics, metricsAccess });
+  for (const path of OPERATIONS_PATHS) {
+    app.route({
+      method: [...ALL_METHODS],
+      url: path,
+      handler: async (request, reply) => {
+        // shared's listen marks the listener it was given (this app) when a graceful stop begins.
+        const answer = await operations(
+          { method: request.method, path, authorization: request.headers.authorization },
+          isStopping(gateway),
+        );
+        return reply.code(answer.status).headers(answer.headers).type(answer.contentType).send(answer.body);
+      },
+    });
+  }
   mountDocs(app, { upstreams, policy: table, logger, timeoutMs: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000) });
 
   const cors = corsFor(config.CORS_ORIGINS);

@@ -1,5 +1,3 @@
-import type { Express } from 'express';
-
 /** One dependency that must answer for the service to be ready. */
 export interface ReadinessCheck {
   name: string;
@@ -34,21 +32,6 @@ async function runCheck(check: ReadinessCheck): Promise<'up' | 'down'> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-/**
- * `GET /health` says the process is alive; `GET /ready` names each dependency and whether it
- * answers (each check bounded, so a dead dependency costs at most 1.5 s): 200 `ready` when all
- * are up, else 503 `unready`, and 503 `stopping` once a graceful stop has begun.
- */
-export function mountHealth(app: Express, checks: ReadinessCheck[]): void {
-  app.get('/health', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/ready', async (req, res) => {
-    const { ready, body } = await readiness(checks, stoppingApps.has(req.app));
-    res.status(ready ? 200 : 503).json(body);
-  });
 }
 
 /** What `/ready` answers: 200 with `ready` when every check is up, else 503 with `unready`, or `stopping`. */

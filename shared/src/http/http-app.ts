@@ -5,8 +5,9 @@ import type { Logger } from 'pino';
 import typeis from 'type-is';
 import { accessLog } from './access-log';
 import { errors } from '../errors';
-import { mountHealth, type ReadinessCheck } from '../health';
-import { createMetrics, httpMetrics, mayReadMetrics, type Metrics, type MetricsAccess } from '../metrics';
+import { isStopping, type ReadinessCheck } from '../health';
+import { createMetrics, httpMetrics, type Metrics, type MetricsAccess } from '../metrics';
+import { operationsAnswerer, type OperationsAnswerer } from './operations';
 import { buildOpenApiPart } from '../openapi/document';
 import type { OpenApiDocument } from '../openapi/types';
 import { problemHandler } from './problem';
@@ -72,10 +73,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(accessLog({ logger: options.logger, redactUrl: redact, ignore: isOperationsRequest }), httpMetrics(metrics), securityHeaders());
-  mountHealth(app, options.readiness ?? []);
-  mountMetrics(app, metrics, options.metricsAccess ?? 'open');
-  // Other methods on these paths stop here too: nothing after (a route table, the gateway's proxy) sees them.
-  app.all(['/health', '/ready'], (req, _res, next) => next(errors.methodNotAllowed(req.method, ['GET', 'HEAD'])));
+  mountOperations(app, operationsAnswerer({ checks: options.readiness ?? [], metrics, metricsAccess: options.metricsAccess ?? 'open' }));
   if (options.parseBodies !== false) {
     const limit = options.bodyLimit ?? '100kb';
     app.use(assertSupportedBody);
@@ -118,18 +116,21 @@ export function securityHeaderEntries(): ReadonlyArray<readonly [string, string 
   return [...headers];
 }
 
-/** `GET /metrics` in the Prometheus text format, for callers `access` lets in; a 404 for the rest. */
-function mountMetrics(app: Express, metrics: Metrics, access: MetricsAccess): void {
-  app.all('/metrics', async (req, res, next) => {
-    if (!mayReadMetrics(access, req.headers.authorization)) return next(errors.routeNotFound(req.method, req.path));
-    if (req.method !== 'GET' && req.method !== 'HEAD') return next(errors.methodNotAllowed(req.method, ['GET', 'HEAD']));
-    try {
-      const text = await metrics.render();
-      res.set('Cache-Control', 'no-store').type(metrics.contentType).send(text);
-    } catch (err) {
-      next(err);
-    }
-  });
+/**
+ * `/health`, `/ready` and `/metrics` (operations.ts, the same for the gateway), every method: what
+ * they refuse stops here, so nothing after (the body parsers, the route table) sees these paths.
+ */
+function mountOperations(app: Express, answer: OperationsAnswerer): void {
+  for (const path of OPERATIONS_PATHS) {
+    app.all(path, async (req, res, next) => {
+      try {
+        const reply = await answer({ method: req.method, path, authorization: req.headers.authorization }, isStopping(req.app));
+        res.status(reply.status).set(reply.headers).type(reply.contentType).send(reply.body);
+      } catch (err) {
+        next(err);
+      }
+    });
+  }
 }
 
 /** `GET /openapi.json`: the service's part, built on first request (so app creation stays cheap). */

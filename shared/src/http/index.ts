@@ -30,6 +30,7 @@ export { REQUEST_ID_HEADER } from './request-id';
 export { requestIdOf, requestLog, requestTracker } from './access-log';
 export { listen, type RunningServer } from './server';
 export { isStopping, readiness } from '../health';
+export { operationsAnswerer, type OperationsAnswer, type OperationsAnswerer } from './operations';
 export { httpObserver, labelRoute, mayReadMetrics, type MetricsAccess } from '../metrics';
 export { parseAuthorization, singleCredential, type Authorization, type PresentedToken } from './credentials';
 export { CLIENT_ADDRESS_HEADER, signClientAddress, verifyClientAddress } from './client-address';
