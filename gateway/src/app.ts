@@ -1,15 +1,13 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import fastifyCors from '@fastify/cors';
-import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import proxyaddr from 'proxy-addr';
 import { AppError, createMetrics, errors, type Logger, type Metrics, type ReadinessCheck } from '@restgate/shared';
 import {
   errorExplainer,
-  hasBody,
   httpObserver,
   isOperationsRequest,
   isStopping,
-  labelRoute,
   OPERATIONS_PATHS,
   operationsAnswerer,
   PROBLEM_CONTENT_TYPE,
@@ -19,18 +17,17 @@ import {
   toProblem,
   urlRedactor,
 } from '@restgate/shared/http';
-import { createRateLimits, rateLimited, type RedisHandle, type RevocationList } from '@restgate/shared/limits';
-import { createAuthenticator, isBadCredential, masterKeyCheck } from './authenticate';
+import { createRateLimits, type RedisHandle, type RevocationList } from '@restgate/shared/limits';
+import { createAuthenticator, masterKeyCheck } from './authenticate';
 import type { GatewayConfig } from './config';
 import { corsFor, explainPreflight } from './cors';
-import { credentialsInSight, decide, tokensGiven, type Admission, type InSight } from './decide';
 import { mountDocs } from './docs';
 import { parseMfaRequiredRoles } from './mfa-policy';
 import { createPolicyLookup, effectivePolicy, unknownOverrides, type PolicyRow } from './policy';
 import { createUpstreamProxies, upstreamReadiness, type UpstreamAgents, type UpstreamUrls } from './proxy';
-import { assertAllowed, createGatewayLimits, setRateLimitHeaders, type Arrival } from './rate-limit';
+import { createGatewayLimits } from './rate-limit';
 import { NO_CONTENT_TYPE, readBody } from './request-body';
-import { rewriteForUpstream } from './rewrite';
+import { createRequestPath, splitUrl } from './request-path';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -54,25 +51,7 @@ export interface GatewayDeps {
  */
 export type GatewayApp = RequestListener;
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The policy table's row for this request, looked up as it arrives; undefined off the table. */
-    policyRow: PolicyRow | undefined;
-    /** On the table's routes, from `arrive`: the client's address (a trusted proxy's X-Forwarded-For, or the socket's). */
-    clientAddress: string;
-    /** On the table's routes, from `arrive`: the credentials in sight, undefined on provider routes. */
-    inSight: InSight | undefined;
-    /** On the table's routes, from `arrive`: the count against the ceiling on all routes (undefined without limits). */
-    arrival: Arrival | undefined;
-  }
-}
-
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-
-function splitUrl(url: string): { path: string; query: string } {
-  const q = url.indexOf('?');
-  return q === -1 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) };
-}
 
 /**
  * The gateway, on fastify: request id, access log, HTTP series and security headers for every
@@ -118,8 +97,6 @@ export function createApp({
   const clientAddress = trust
     ? (req: IncomingMessage) => proxyaddr(req, trust)
     : (req: IncomingMessage) => req.socket.remoteAddress as string;
-  const bodyOf = readBody(config.BODY_LIMIT);
-  const proxies = createUpstreamProxies(upstreams, agents);
   // The services' own secret path parameters (a reset token in the path), hidden here as there.
   const redact = urlRedactor(table.flatMap((row) => (row.spec ? [row.spec] : [])));
   const checks: ReadinessCheck[] = [
@@ -130,73 +107,20 @@ export function createApp({
   ];
   const metricsAccess = config.METRICS_TOKEN ? { bearer: config.METRICS_TOKEN } : 'closed';
 
-  /**
-   * The request path of a policy row, top to bottom, in two steps: `arrive` as the request
-   * arrives (fastify's onRequest, before it looks at a body: a request it refuses for its
-   * Content-Type counts too), then `serveRoute` (the handler).
-   *
-   * arrive: the credentials in sight (query, Bearer) → the ceiling on all routes (429; over it,
-   * a request whose body may still hold the master key goes on, to be counted against the key's).
-   */
-  async function arrive(request: FastifyRequest): Promise<void> {
-    const req = request.raw;
-    const route = request.policyRow!;
-    labelRoute(req, route.path); // the HTTP series count by policy row, never by raw URL
-    request.clientAddress = clientAddress(req);
-    request.inSight =
-      route.level === 'provider' ? undefined : credentialsInSight(splitUrl(req.url ?? '/').query, req.headers.authorization);
-    if (!limits) return;
-    const given = request.inSight ? tokensGiven(request.inSight) : [];
-    const arrival = await limits.arrive(request.clientAddress, given.length === 1 && isMasterKey(given[0]!));
-    request.arrival = arrival;
-    if (!(request.inSight && given.length === 0 && hasBody(req))) assertAllowed(arrival.decision);
-  }
-
-  /**
-   * serveRoute: the body (415/413/400) → decide: principal and access (400/401/403; a bad
-   * credential counted per address, 429 past its ceiling) → the route's own ceiling (429) →
-   * rewrite for the service → proxy (502/504 when it fails).
-   */
-  async function serveRoute(request: FastifyRequest, reply: FastifyReply, route: PolicyRow): Promise<FastifyReply> {
-    const req = request.raw;
-    const { arrival, clientAddress: address, inSight: seen } = request;
-    const { path, query } = splitUrl(req.url ?? '/');
-    let admission: Admission;
-    try {
-      const body = await bodyOf(req);
-      admission = decide(route, { headers: req.headers, query, body, seen }, authenticate, mfaRequiredRoles);
-    } catch (err) {
-      if (arrival) assertAllowed(arrival.decision);
-      throw (isBadCredential(err) && (await limits?.badCredential(address))) || err;
-    }
-    if (arrival) await limits!.admitted(arrival, reply.raw, route, admission.principal);
-    const upstream = rewriteForUpstream(req.method ?? 'GET', path, req.headers, admission, {
-      secret: config.PRINCIPAL_SECRET,
-      requestId: requestIdOf(req),
-      clientAddress: address,
-    });
-    return proxies[route.upstream]!(upstream, reply);
-  }
-
-  const app = gatewayFastify({
-    logger,
-    redact,
-    metrics,
-    isTableRoute: (req) => policy.find(req.method ?? 'GET', splitUrl(req.url ?? '/').path),
-    refusal: (req) => policy.refusal(req.method ?? 'GET', splitUrl(req.url ?? '/').path),
+  const requestPath = createRequestPath({
+    policy,
+    limits,
+    clientAddress,
+    isMasterKey,
+    authenticate,
+    mfaRequiredRoles,
+    bodyOf: readBody(config.BODY_LIMIT),
+    proxies: createUpstreamProxies(upstreams, agents),
+    principalSecret: config.PRINCIPAL_SECRET,
   });
-  app.decorateRequest('clientAddress', '');
-  app.decorateRequest('inSight', undefined);
-  app.decorateRequest('arrival', undefined);
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.policyRow) return arrive(request);
-    if (limits && !isOperationsRequest(request.raw)) {
-      const arrival = await limits.arrive(clientAddress(request.raw), false);
-      if (!arrival.decision.allowed) throw rateLimited(arrival.decision);
-      setRateLimitHeaders(reply.raw, [arrival.decision]);
-    }
-  });
+  const refusal = (req: IncomingMessage) => policy.refusal(req.method ?? 'GET', splitUrl(req.url ?? '/').path);
+  const app = gatewayFastify({ logger, redact, metrics, refusal });
 
   // `/health`, `/ready`, `/metrics` as every service answers them (shared's operations.ts), every
   // method: nothing after (the policy table) sees these paths. The only public port: its metrics
@@ -220,19 +144,15 @@ export function createApp({
 
   const cors = corsFor(config.CORS_ORIGINS);
   if (cors) void app.register(fastifyCors, cors);
-  // The policy table's paths; with CORS on, its plugin takes OPTIONS (preflights) and hands
-  // the others to the not-found handler below.
-  const served = async (request: FastifyRequest, reply: FastifyReply) => {
-    const row = request.policyRow;
-    if (!row) return refuse(request);
-    return serveRoute(request, reply, row);
+  // The request path (request-path.ts) runs as the request arrives, after CORS has set its
+  // headers (plugins load in the order they are registered): a table route is answered there.
+  void app.register(rootHook('onRequest', requestPath));
+  // What is left: the table's 404 or 405 (with CORS on, its plugin answers preflights first).
+  const refuse = async (request: FastifyRequest) => {
+    throw explainPreflight(request.raw, refusal(request.raw));
   };
-  const refuse = (request: FastifyRequest) => {
-    const req = request.raw;
-    throw explainPreflight(req, policy.refusal(req.method ?? 'GET', splitUrl(req.url ?? '/').path));
-  };
-  app.route({ method: ALL_METHODS.filter((m) => !cors || m !== 'OPTIONS'), url: '*', handler: served });
-  app.setNotFoundHandler(async (request) => refuse(request));
+  app.route({ method: ALL_METHODS.filter((m) => !cors || m !== 'OPTIONS'), url: '*', handler: refuse });
+  app.setNotFoundHandler(refuse);
 
   const gateway = asListener(app, logger);
   return gateway;
@@ -259,8 +179,7 @@ function fromFastify(err: unknown, req: IncomingMessage, refusal: (req: Incoming
 
 /**
  * fastify with what every answer of the gateway gets, in this order, as a request arrives: its
- * request id, access line, HTTP series and security headers, and its policy row looked up
- * (`isTableRoute`; none for the operations paths); anything thrown answered as problem+json.
+ * request id, access line, HTTP series and security headers; anything thrown answered as problem+json.
  * The gateway reads request bodies itself, raw, on the table's routes only: fastify parses none.
  */
 export function gatewayFastify(options: {
@@ -268,11 +187,10 @@ export function gatewayFastify(options: {
   /** How the access log and a 404 may show a URL (the secrets in it hidden). */
   redact: (url: string) => string;
   metrics: Metrics;
-  isTableRoute?: (req: IncomingMessage) => PolicyRow | undefined;
   /** The refusal of a request no route serves (the table's 404 or 405); default: the 404. */
   refusal?: (req: IncomingMessage) => AppError;
 }): FastifyInstance {
-  const { logger, redact, metrics, isTableRoute = () => undefined } = options;
+  const { logger, redact, metrics } = options;
   const refusal =
     options.refusal ?? ((req: IncomingMessage) => errors.routeNotFound(req.method ?? 'GET', redact(splitUrl(req.url ?? '/').path)));
   const explain = errorExplainer(logger, redact);
@@ -322,14 +240,11 @@ export function gatewayFastify(options: {
       .send(JSON.stringify(toProblem(appError, requestIdOf(request.raw))));
   }
 
-  app.decorateRequest('policyRow', undefined);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
   app.setErrorHandler((err, request, reply) => answer(err, request, reply));
   app.addHook('onRequest', (request, reply, done) => {
-    const req = request.raw;
-    prelude(req, reply.raw);
-    if (!isOperationsRequest(req)) request.policyRow = isTableRoute(req);
+    prelude(request.raw, reply.raw);
     done();
   });
   return app;
@@ -366,4 +281,18 @@ function trustedProxies(spec: string): ((address: string, hop: number) => boolea
 
 function assertLoaded(revocations: RevocationList): void {
   if (!revocations.loaded()) throw new Error('the list of ended sessions has not been read yet');
+}
+
+/**
+ * A hook on the root instance, added when the plugins load: after those registered before it (CORS),
+ * where a hook added directly would run before them. (fastify-plugin's skip-override, by hand.)
+ */
+function rootHook(
+  name: 'onRequest',
+  hook: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+): FastifyPluginAsync & { [key: symbol]: boolean } {
+  const plugin = async (instance: FastifyInstance) => {
+    instance.addHook(name, hook);
+  };
+  return Object.assign(plugin, { [Symbol.for('skip-override')]: true });
 }
