@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
+import { baseConfigSchema, userTokenConfigKeys, type BaseConfig, type ConfigKeys, type UserTokenConfig } from '@restgate/shared';
 import { rateLimitConfigKeys, type RateLimitConfig } from './rate-limit.config';
 import { readRegistry, routedServices, type RoutedService } from './registry';
 
@@ -11,20 +11,11 @@ const upstreamUrl = () => Joi.string().uri({ scheme: ['http', 'https'] });
  * defaulting to the port the registry gives that service on loopback.
  */
 export function gatewayConfigSchemaFor(services: readonly RoutedService[]): Joi.ObjectSchema<GatewayConfig> {
-  return baseConfigSchema.keys({
+  // The gateway's own keys, checked against GatewayConfig (the upstreams' URL keys come from the registry).
+  const keys = {
     PORT: Joi.number().port().default(9000).description('Port to listen on.'),
     MASTER_KEY: Joi.string().min(32).required().description('The master key: sign-up and sign-in need it (level master).'),
-    JWT_SECRET: Joi.string().min(32).required().description('HMAC key of user tokens (identity signs, the gateway verifies).'),
-    JWT_ISSUER: Joi.string().default('restgate').description('Required `iss` of user tokens.'),
-    JWT_AUDIENCE: Joi.string().default('restgate-api').description('Required `aud` of user tokens.'),
-    JWT_TTL_SECONDS: Joi.number()
-      .integer()
-      .min(60)
-      .max(86_400)
-      .default(900)
-      .description(
-        "The longest access-token lifetime accepted, in seconds: identity's JWT_TTL_SECONDS. A token with a longer `exp − iat`, or issued longer ago, is refused.",
-      ),
+    ...userTokenConfigKeys,
     ...Object.fromEntries(
       services.map((s) => [
         s.urlEnv,
@@ -56,17 +47,14 @@ export function gatewayConfigSchemaFor(services: readonly RoutedService[]): Joi.
       .allow('')
       .default('')
       .description('Bearer token that GET /metrics of the gateway requires (at least 32 characters); empty: /metrics is a 404.'),
-  }).keys(rateLimitConfigKeys);
+  } satisfies ConfigKeys<GatewayConfig, keyof BaseConfig | keyof RateLimitConfig>;
+  return baseConfigSchema.keys(keys).keys(rateLimitConfigKeys);
 }
 
 export const gatewayConfigSchema: Joi.ObjectSchema<GatewayConfig> = gatewayConfigSchemaFor(routedServices(readRegistry()));
 
-export interface GatewayConfig extends BaseConfig, RateLimitConfig {
+export interface GatewayConfig extends BaseConfig, RateLimitConfig, UserTokenConfig {
   MASTER_KEY: string;
-  JWT_SECRET: string;
-  JWT_ISSUER: string;
-  JWT_AUDIENCE: string;
-  JWT_TTL_SECONDS: number;
   UPSTREAM_TIMEOUT_MS: number;
   UPSTREAM_MAX_SOCKETS: number;
   UPSTREAM_CONNECT_TIMEOUT_MS: number;

@@ -30,7 +30,9 @@ export const baseConfigSchema = Joi.object({
     .integer()
     .min(0)
     .default(10_000)
-    .description('On SIGTERM, how long in-flight requests (and, in the mailer, messages) may take to finish before they are cut off, in ms.'),
+    .description(
+      'On SIGTERM, how long in-flight requests (and, in the mailer, messages) may take to finish before they are cut off, in ms.',
+    ),
   DRAIN_DELAY_MS: Joi.number()
     .integer()
     .min(0)
@@ -75,4 +77,43 @@ export interface BaseConfig {
   DRAIN_DELAY_MS?: number;
   REQUEST_TIMEOUT_MS?: number;
   MAX_CONNECTIONS?: number;
+}
+
+/**
+ * A service's own config keys, each with its joi schema, checked against its config type: a key the
+ * type lacks, or a key of the type without a schema, is a compile error. `Inherited` are the keys
+ * the service takes from elsewhere (baseConfigSchema, shared key sets) and does not list here.
+ */
+export type ConfigKeys<Config, Inherited extends keyof Config = never> = {
+  [Key in Exclude<keyof Config, Inherited> as Key extends string ? (string extends Key ? never : Key) : never]-?: Joi.Schema;
+} & { [Key in Inherited]?: Joi.Schema };
+
+/**
+ * The user tokens' keys: identity signs tokens, the gateway verifies them, and both read these
+ * from one definition, so the two can't disagree on what a token is.
+ */
+export const userTokenConfigKeys = {
+  JWT_SECRET: Joi.string()
+    .min(32)
+    .required()
+    .invalid(Joi.ref('PRINCIPAL_SECRET'))
+    .messages({ 'any.invalid': '{{#label}} must differ from PRINCIPAL_SECRET' })
+    .description('HS256 key of user tokens: identity signs them, the gateway verifies them (not PRINCIPAL_SECRET).'),
+  JWT_ISSUER: Joi.string().default('restgate').description('`iss` of user tokens: identity writes it, the gateway requires it.'),
+  JWT_AUDIENCE: Joi.string().default('restgate-api').description('`aud` of user tokens: identity writes it, the gateway requires it.'),
+  JWT_TTL_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .max(86_400)
+    .default(900)
+    .description(
+      'Lifetime of an access token, in seconds: identity issues tokens for this long (and remembers an ended session in Redis as long); the gateway refuses a token with a longer `exp − iat`, or issued longer ago. Give both the same value.',
+    ),
+} satisfies ConfigKeys<UserTokenConfig>;
+
+export interface UserTokenConfig {
+  JWT_SECRET: string;
+  JWT_ISSUER: string;
+  JWT_AUDIENCE: string;
+  JWT_TTL_SECONDS: number;
 }

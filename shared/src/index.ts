@@ -27,7 +27,7 @@ export {
   type ProblemOptions,
   type SharedErrorCode,
 } from './errors';
-export { baseConfigSchema, loadConfig, ConfigError, type BaseConfig } from './config';
+export { baseConfigSchema, loadConfig, userTokenConfigKeys, ConfigError, type BaseConfig, type ConfigKeys, type UserTokenConfig } from './config';
 export { createLogger, REDACTED_PATHS, type Logger } from './logger';
 export {
   ANONYMOUS,

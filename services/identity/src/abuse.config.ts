@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import type { ConfigKeys } from '@restgate/shared';
 import { QUOTA_PATTERN } from '@restgate/shared/limits';
 
 const quota = () => Joi.string().pattern(QUOTA_PATTERN, 'points/seconds');
@@ -49,7 +50,7 @@ export const abuseConfigKeys = {
     .description(
       'Percent of the hashing capacity (HASH_WORKERS running + HASH_QUEUE_MAX waiting) kept for sign-ins (POST /auth): other hashing (sign-ups, password changes and resets) is answered 503 once it holds the rest, and a free worker serves a waiting sign-in first.',
     ),
-};
+} satisfies ConfigKeys<AbuseConfig>;
 
 export interface AbuseConfig {
   REDIS_URL: string;

@@ -1,18 +1,14 @@
 import { availableParallelism } from 'node:os';
 import Joi from 'joi';
-import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
+import { baseConfigSchema, userTokenConfigKeys, type BaseConfig, type ConfigKeys, type UserTokenConfig } from '@restgate/shared';
 import { brokerUrlList } from '@restgate/shared/messaging';
 import { abuseConfigKeys, type AbuseConfig } from './abuse.config';
 import { PASSWORD_MAX_LENGTH } from './accounts/password-limits';
 import { SOCIAL_PROVIDER_NAMES, type SocialProviderName } from './social/social-provider';
 
-export interface IdentityConfig extends BaseConfig, AbuseConfig {
+export interface IdentityConfig extends BaseConfig, AbuseConfig, UserTokenConfig {
   MONGODB_URL: string;
   MONGODB_DB: string;
-  JWT_SECRET: string;
-  JWT_ISSUER: string;
-  JWT_AUDIENCE: string;
-  JWT_TTL_SECONDS: number;
   REFRESH_TOKEN_TTL_SECONDS: number;
   REFRESH_REUSE_GRACE_SECONDS: number;
   MFA_ENCRYPTION_KEY: string;
@@ -85,35 +81,23 @@ function originList() {
     });
 }
 
-export const identityConfigSchema = baseConfigSchema.keys({
+/** Identity's own keys (the user tokens' are shared with the gateway), checked against IdentityConfig. */
+const identityKeys = {
   PORT: Joi.number().port().default(9001).description('Port to listen on.'),
   MONGODB_URL: Joi.string()
     .uri({ scheme: ['mongodb', 'mongodb+srv'] })
     .required()
     .description('MongoDB connection string.'),
   MONGODB_DB: Joi.string().default('identity').description('Database owned by the identity service.'),
-  JWT_SECRET: Joi.string()
-    .min(32)
-    .required()
-    .invalid(Joi.ref('PRINCIPAL_SECRET'))
-    .messages({ 'any.invalid': '{{#label}} must differ from PRINCIPAL_SECRET' })
-    .description('HS256 key for user tokens (shared with the gateway, which verifies them).'),
-  JWT_ISSUER: Joi.string().default('restgate').description('`iss` of the user tokens.'),
-  JWT_AUDIENCE: Joi.string().default('restgate-api').description('`aud` of the user tokens.'),
-  JWT_TTL_SECONDS: Joi.number()
-    .integer()
-    .min(60)
-    .max(86_400)
-    .default(900)
-    .description(
-      "Lifetime of an access token, in seconds (give the gateway the same value: it refuses longer-lived tokens). Also how long an ended session is remembered in Redis.",
-    ),
+  ...userTokenConfigKeys,
   REFRESH_TOKEN_TTL_SECONDS: Joi.number()
     .integer()
     .min(60)
     .max(31_536_000)
     .default(2_592_000)
-    .description('Lifetime of a refresh token, in seconds; each refresh hands out a new one with a new lifetime. A session unused that long ends.'),
+    .description(
+      'Lifetime of a refresh token, in seconds; each refresh hands out a new one with a new lifetime. A session unused that long ends.',
+    ),
   REFRESH_REUSE_GRACE_SECONDS: Joi.number()
     .integer()
     .min(0)
@@ -254,5 +238,6 @@ export const identityConfigSchema = baseConfigSchema.keys({
   GOOGLE_CLIENT_ID: commaList()
     .default([])
     .description('Google OAuth client ids, comma-separated: when set, only tokens issued to one of them sign in.'),
-})
-  .keys(abuseConfigKeys) as Joi.ObjectSchema<IdentityConfig>;
+} satisfies ConfigKeys<IdentityConfig, keyof BaseConfig | keyof AbuseConfig>;
+
+export const identityConfigSchema = baseConfigSchema.keys(identityKeys).keys(abuseConfigKeys) as Joi.ObjectSchema<IdentityConfig>;

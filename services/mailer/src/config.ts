@@ -1,6 +1,6 @@
 import path from 'node:path';
 import Joi from 'joi';
-import { baseConfigSchema, type BaseConfig } from '@restgate/shared';
+import { baseConfigSchema, type BaseConfig, type ConfigKeys } from '@restgate/shared';
 import { brokerUrlList, hasControlCharacters } from '@restgate/shared/messaging';
 import { DEFAULT_RETRY_DELAYS_MS } from './amqp/mail.topology';
 
@@ -32,8 +32,8 @@ const retryDelays = Joi.custom((value: unknown, helpers) => {
     : helpers.message({ custom: 'must be a non-empty, comma-separated list of increasing delays in ms, e.g. "1000,5000,30000"' });
 });
 
-/** The mailer's environment: the common keys, the broker, its database, and where mail goes. */
-export const configSchema = baseConfigSchema.keys({
+/** The mailer's own keys (checked against MailerConfig): the broker, its database, and where mail goes. */
+const keys = {
   PORT: Joi.number().port().default(9003).description('Port to listen on (health and readiness only).'),
   AMQP_URL: brokerUrlList()
     .required()
@@ -82,4 +82,7 @@ export const configSchema = baseConfigSchema.keys({
     .allow('')
     .default('')
     .description('Prefix of the exchange and queue names (tests use one per file).'),
-}) as Joi.ObjectSchema<MailerConfig>;
+} satisfies ConfigKeys<MailerConfig, keyof BaseConfig>;
+
+/** The mailer's environment: the common keys and its own. */
+export const configSchema = baseConfigSchema.keys(keys) as Joi.ObjectSchema<MailerConfig>;
