@@ -22,7 +22,7 @@ const { randomBytes } = require('node:crypto');
 const http = require('node:http');
 const os = require('node:os');
 const { option, request: send } = require('./lib/http.cjs');
-const { startBenchStack } = require('./lib/stack.cjs');
+const { startBenchStack } = require('./lib/bench-stack.cjs');
 
 const HOST = '127.0.0.1';
 const LEGIT_ADDRESS = '198.51.100.77';

@@ -27,7 +27,7 @@
 // environment, to compare settings; RESTGATE_FERRETDB_BACKEND=sqlite|postgresql picks FerretDB's storage.
 
 const { Worker } = require('node:worker_threads');
-const { startBenchStack } = require('./lib/stack.cjs');
+const { startBenchStack } = require('./lib/bench-stack.cjs');
 const { FLOORS, cpuMicros, startFloor } = require('./lib/floors.cjs');
 const { pacedP50 } = require('./lib/http.cjs');
 const { randomBytes } = require('node:crypto');

@@ -15,7 +15,7 @@ const fs = require('node:fs');
 const { ensureInstalled } = require('../lib/install.cjs');
 const { Failure } = require('../containers/engine.cjs');
 const fleet = require('./swarm.cjs');
-const { STACK_FILE, writeStack } = require('./stack.cjs');
+const { STACK_FILE, writeStack } = require('./stack-file.cjs');
 
 const STACK = process.env.RESTGATE_FLEET_STACK || 'restgate';
 const log = (msg) => process.stdout.write(`[fleet] ${msg}\n`);
@@ -32,7 +32,7 @@ async function up() {
     enginePid: engine.enginePid ?? previous.enginePid ?? null,
     swarmCreated: engine.swarmCreated || !!previous.swarmCreated,
   });
-  const images = await fleet.chooseImages(require('./stack.cjs').fleetStack());
+  const images = await fleet.chooseImages(require('./stack-file.cjs').fleetStack());
   log(`images: ${images === 'standin' ? 'stand-ins (no registry needed)' : 'the real ones'}`);
   const work = fleet.workDir();
   try {

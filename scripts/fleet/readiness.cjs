@@ -7,7 +7,7 @@
 
 const { exec, Failure, MINUTE, sleep } = require('../containers/engine.cjs');
 const { STANDIN_NODE_IMAGE } = require('../containers/standins.cjs');
-const { fleetStack, rabbitNodes } = require('./stack.cjs');
+const { fleetStack, rabbitNodes } = require('./stack-file.cjs');
 
 const REAL_NODE_IMAGE = 'node:26-trixie-slim';
 

@@ -24,7 +24,7 @@ const {
 } = require('../containers/engine.cjs');
 const { STANDIN_NODE_IMAGE, STANDINS, imagesOf, repositoryOf } = require('../containers/standins.cjs');
 const readiness = require('./readiness.cjs');
-const { STACK_FILE, fleetStack, readCompose } = require('./stack.cjs');
+const { STACK_FILE, fleetStack, readCompose } = require('./stack-file.cjs');
 
 const { REAL_NODE_IMAGE } = readiness;
 /** Secrets only the fleet needs, generated into .env when missing (as npm start does its own). */

@@ -74,7 +74,7 @@ function editOf(root, rel, change, { optional = false } = {}) {
 }
 
 /**
- * The swarm stack file, made again from the compose file as edited (scripts/fleet/stack.cjs): a
+ * The swarm stack file, made again from the compose file as edited (scripts/fleet/stack-file.cjs): a
  * resource joins the fleet, or leaves it, with its compose service. Making it needs the `yaml`
  * package: in a clone before `npm install` the stack file is left as it is, and `npm run fleet`
  * (which makes it again before deploying) or `npm run fleet -- stack` brings it in step.
@@ -88,7 +88,7 @@ function stackFollowing(writes) {
   } catch {
     return [];
   }
-  const { readCompose, renderStack } = require('../fleet/stack.cjs');
+  const { readCompose, renderStack } = require('../fleet/stack-file.cjs');
   return [{ path: FILES.stack, content: renderStack(readCompose(compose.content)), edit: true }];
 }
 

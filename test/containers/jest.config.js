@@ -1,6 +1,6 @@
 /**
  * The container tests (npm run test:containers): black-box, against the stack that
- * scripts/containers/test.cjs brought up with docker compose. No global setup (the stack brings its
+ * scripts/containers/test-containers.cjs brought up with docker compose. No global setup (the stack brings its
  * own databases), one file at a time, in the order of their names: the later ones stop, restart and
  * kill parts of the stack the earlier ones use.
  */

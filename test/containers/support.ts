@@ -1,5 +1,5 @@
 /**
- * What the container tests share: where the stack answers (set by scripts/containers/test.cjs),
+ * What the container tests share: where the stack answers (set by scripts/containers/test-containers.cjs),
  * `docker compose` with the same project, files and env file, Mailpit's API, and bounded waits.
  */
 import { execFile } from 'node:child_process';

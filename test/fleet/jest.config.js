@@ -1,6 +1,6 @@
 /**
  * The fleet tests (npm run test:fleet): black-box through the load balancer of the swarm stack that
- * scripts/fleet/test.cjs deployed, under a steady mixed load. No global setup (the stack brings its
+ * scripts/fleet/test-fleet.cjs deployed, under a steady mixed load. No global setup (the stack brings its
  * own databases), one file at a time, in the order of their names: each scenario leaves the fleet
  * whole again for the next.
  */

@@ -1,5 +1,5 @@
 /**
- * What the fleet scenarios share: where the fleet answers (set by scripts/fleet/test.cjs), the
+ * What the fleet scenarios share: where the fleet answers (set by scripts/fleet/test-fleet.cjs), the
  * swarm's services and containers, a probe inside the stack's network (each replica, Mailpit), and
  * the steady mixed load every scenario runs under, which counts every answer by kind.
  */

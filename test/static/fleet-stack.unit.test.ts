@@ -1,6 +1,6 @@
 /**
  * The swarm stack file (deploy/swarm/stack.yml) against docker-compose.yml: it is what
- * scripts/fleet/stack.cjs makes from compose today, and it runs the same services, images,
+ * scripts/fleet/stack-file.cjs makes from compose today, and it runs the same services, images,
  * environment keys and checks, with the fleet's rules (every service dnsrr, only the balancer
  * published, start-first rolling updates, a drain longer than the balancer's check, the broker as
  * a cluster every service knows all nodes of).
@@ -11,7 +11,7 @@ import YAML from 'yaml';
 import { ROOT, readRepoFile } from './support/stack';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const stackModule = require('../../scripts/fleet/stack.cjs') as {
+const stackModule = require('../../scripts/fleet/stack-file.cjs') as {
   STACK_FILE: string;
   DEFAULT_REPLICAS: number;
   RABBITMQ_NODES: number;
@@ -50,7 +50,7 @@ const ms = (duration: string) => {
   return Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[m[2] as 'ms' | 's' | 'm'];
 };
 
-test('the stack file is what scripts/fleet/stack.cjs makes from docker-compose.yml (run `npm run fleet -- stack`)', () => {
+test('the stack file is what scripts/fleet/stack-file.cjs makes from docker-compose.yml (run `npm run fleet -- stack`)', () => {
   expect(readRepoFile('deploy/swarm/stack.yml')).toBe(stackModule.renderStack());
 });
 

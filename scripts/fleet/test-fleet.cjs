@@ -17,7 +17,7 @@ const { SECRET_KEYS, randomSecret } = require('../lib/env-file.cjs');
 const { CACHE, Failure, portFree, seconds, timedSteps } = require('../containers/engine.cjs');
 const { STANDIN_NODE_IMAGE } = require('../containers/standins.cjs');
 const fleet = require('./swarm.cjs');
-const { fleetStack } = require('./stack.cjs');
+const { fleetStack } = require('./stack-file.cjs');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const STACK = 'restgate-ft';

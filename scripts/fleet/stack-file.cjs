@@ -36,7 +36,7 @@ const STOP_GRACE = '20s';
 /** The load balancer's image (the official one; the fleet test runs a stand-in where no registry is in reach). */
 const HAPROXY_IMAGE = 'haproxy:3.0';
 
-const HEADER = `# GENERATED from docker-compose.yml by scripts/fleet/stack.cjs (npm run fleet -- stack): do not
+const HEADER = `# GENERATED from docker-compose.yml by scripts/fleet/stack-file.cjs (npm run fleet -- stack): do not
 # edit; change docker-compose.yml or that script. The fleet on Docker's swarm mode: HAProxy in
 # front of the gateway replicas, the services replicated, a RabbitMQ cluster, the data tier as in
 # compose. npm run fleet -- up deploys it (docs/fleet.md).
