@@ -35,8 +35,13 @@ const ENV_ONLY = {
   RABBITMQ_ERLANG_COOKIE: "the fleet's broker nodes share it",
 };
 
-/** Keys of .env.example the chart sets itself or that belong to other ways of running the stack. */
-const NOT_CHART_CONFIG = ['NODE_ENV', ...Object.keys(ENV_ONLY)];
+/** Keys of .env.example the chart sets itself or that belong to other ways of running the stack, and why. */
+const NOT_CHART_CONFIG = {
+  NODE_ENV: 'always production in the chart, as in the compose stack',
+  RABBITMQ_DEFAULT_USER: 'the compose stack runs the broker; the chart takes AMQP_URL from the Secret',
+  RABBITMQ_DEFAULT_PASS: 'the compose stack runs the broker; the chart takes AMQP_URL from the Secret',
+  RABBITMQ_ERLANG_COOKIE: "the fleet's broker nodes share it; the chart takes AMQP_URL from the Secret",
+};
 
 /** Defaults the chart sets differently from .env.example, with the comment values.yaml carries. */
 const CHART_DEFAULTS = {
@@ -131,9 +136,7 @@ function chartConfig(root, envText) {
   const registry = readRegistry(root);
   const secrets = new Set([...[registry.gateway, ...registry.services].flatMap((e) => e.secrets ?? []), 'MONGODB_URL']);
   const ports = new Set(['PORT', ...[registry.gateway, ...registry.services].map((e) => e.portEnv).filter(Boolean)]);
-  return envEntries(envText).filter(
-    ([key]) => !secrets.has(key) && !isSecretKey(key) && !ports.has(key) && !NOT_CHART_CONFIG.includes(key),
-  );
+  return envEntries(envText).filter(([key]) => !secrets.has(key) && !isSecretKey(key) && !ports.has(key) && !(key in NOT_CHART_CONFIG));
 }
 
 /** A YAML scalar as values.yaml writes one: plain when YAML reads it back as the same string, else single-quoted. */
@@ -219,4 +222,14 @@ function main(args) {
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
 
-module.exports = { generated, staleFiles, renderEnvExample, renderValues, renderValuesSchema, chartConfig };
+module.exports = {
+  generated,
+  staleFiles,
+  renderEnvExample,
+  renderValues,
+  renderValuesSchema,
+  chartConfig,
+  isSecretKey,
+  CHART_DEFAULTS,
+  NOT_CHART_CONFIG,
+};

@@ -10,6 +10,7 @@ import YAML from 'yaml';
 import { readRegistry } from '../../gateway/src/registry';
 import { checkEnvironment, loadConfigSchema } from '../static/support/config-schemas';
 import { ROOT, readRepoFile } from '../static/support/stack';
+import * as configFiles from '../../scripts/config-files.cjs';
 import { entriesOf, isSecretKey } from './support/shapes';
 
 const registry = readRegistry();
@@ -29,20 +30,13 @@ function envExample(): Record<string, string> {
 }
 
 const secretKeys = new Set([...entriesOf(registry).flatMap((e) => e.secrets), 'MONGODB_URL']);
-/** Keys of .env.example the chart sets itself or that belong to other ways of running the stack. */
-const NOT_CONFIG: Record<string, string> = {
-  NODE_ENV: 'always production in the chart, as in the compose stack',
-  RABBITMQ_DEFAULT_USER: 'the compose stack runs the broker; the chart takes AMQP_URL from the Secret',
-  RABBITMQ_DEFAULT_PASS: 'the compose stack runs the broker; the chart takes AMQP_URL from the Secret',
-  RABBITMQ_ERLANG_COOKIE: "the fleet's broker nodes share it; the chart takes AMQP_URL from the Secret",
-};
+/** Keys of .env.example the chart sets itself or that belong to other ways of running the stack (scripts/config-files.cjs). */
+const NOT_CONFIG: Record<string, string> = configFiles.NOT_CHART_CONFIG;
 /**
- * Defaults the chart sets differently from .env.example (and the services), and why. Each must
- * still be a value the services accept.
+ * Defaults the chart sets differently from .env.example, with why (scripts/config-files.cjs
+ * writes them into values.yaml). Each must still be a value the services accept.
  */
-const CHART_DEFAULTS: Record<string, { value: string; why: string }> = {
-  DRAIN_DELAY_MS: { value: '5000', why: 'Kubernetes removes an endpoint asynchronously: a replica serves on while the rest of the cluster learns of it' },
-};
+const CHART_DEFAULTS: Record<string, { value: string; comment: string[] }> = configFiles.CHART_DEFAULTS;
 const isPort = (key: string) => key === 'PORT' || entriesOf(registry).some((e) => e.portEnv === key);
 
 describe("values.yaml's config", () => {

@@ -6,6 +6,8 @@ import { isIPv4, isIPv6 } from 'node:net';
  * fresh bucket. An IPv4-mapped IPv6 address is its IPv4 address; anything else is kept as it is.
  */
 export function addressKey(address: string): string {
+  // On every request's path: an IPv4 address (no colon) is itself, with no parsing.
+  if (!address.includes(':')) return address;
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   const zoneless = bare.split('%')[0]!;
   if (!isIPv6(zoneless)) return address;

@@ -2,7 +2,7 @@ import type { Logger } from '@restgate/shared';
 import type { ListingPage, ListingQuery } from '@restgate/shared/data';
 import type { PasswordHasher } from './password-hasher.port';
 import type { SecurityNoticeDeps } from './security-notice';
-import type { RevocationRecorder, SessionRepository, SessionSettings, SignedIn } from './sessions';
+import type { RevocationRecorder, SessionRepository, SessionSettings } from './sessions';
 import type { SignInBackoff } from './sign-in-backoff';
 import type { TokenIssuer } from './token-issuer.port';
 import type { UserRecord } from './user';
@@ -86,18 +86,6 @@ export interface SecondFactorPort {
   endPending(userId: string): Promise<void>;
 }
 
-/** No second factor composed: sign-in never takes a second step. */
-export const noSecondFactor: SecondFactorPort = {
-  isOn: async () => false,
-  challenge: async () => {
-    throw new Error('no second factor is composed');
-  },
-  endPending: async () => undefined,
-};
-
-/** The session a sign-in opens, or the second step when the user has one (a port a feature fills). */
-export type SessionOpener = (user: UserRecord, amr: string[], userAgent?: string) => Promise<SignedIn>;
-
 /** What the core's use cases work with: its stores and its ports, nothing of a feature. */
 export interface AccountsDeps extends SecurityNoticeDeps {
   users: UserRepository;
@@ -113,7 +101,7 @@ export interface AccountsDeps extends SecurityNoticeDeps {
   requireVerifiedEmail: boolean;
   /** Sign-up sends the new address a verification link. */
   sendVerificationMail: VerificationMailer;
-  /** The second step of a sign-in (mfa/ fills it; `noSecondFactor` without it). */
+  /** The second step of a sign-in (mfa/ fills it). */
   secondFactor: SecondFactorPort;
   /** Ends every password-reset token of a user (a password change makes them moot). */
   resetTokens: { deleteAllOfUser(userId: string): Promise<number> };

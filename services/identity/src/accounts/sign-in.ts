@@ -15,17 +15,19 @@ export async function signIn(
   context?: CheckContext & { userAgent?: string },
 ): Promise<SignedIn> {
   if (!credentials) throw identityErrors.wrongCredentials();
+  // Asked once: the back-off's settling and the last step both need it.
+  let secondStep: Promise<boolean> | undefined;
   const check = {
     clientAddress: 'unknown',
     ...context,
     lane: 'sign-in' as const,
-    secondFactorPending: (user: UserRecord) => deps.secondFactor.isOn(user.id),
+    secondFactorPending: (user: UserRecord) => (secondStep ??= deps.secondFactor.isOn(user.id)),
   };
   const user = await authenticate(deps, credentials, check);
   await upgradePasswordHash(deps, user, credentials.password, check);
   // After the password check: only the address's owner learns that the account awaits verification.
   if (deps.requireVerifiedEmail && !isAddressProven(user)) throw identityErrors.emailUnverified();
-  return openSessionOrSecondStep(deps, user, ['pwd'], context?.userAgent);
+  return openSessionOrSecondStep(deps, user, ['pwd'], context?.userAgent, await check.secondFactorPending(user));
 }
 
 /**
@@ -37,8 +39,10 @@ export async function openSessionOrSecondStep(
   user: UserRecord,
   amr: string[],
   userAgent?: string,
+  /** Whether the user has a second step, when the caller already asked. */
+  secondStepOn?: boolean,
 ): Promise<SignedIn> {
-  if (await deps.secondFactor.isOn(user.id)) return deps.secondFactor.challenge(user, amr, userAgent);
+  if (secondStepOn ?? (await deps.secondFactor.isOn(user.id))) return deps.secondFactor.challenge(user, amr, userAgent);
   return openSession(deps, user, userAgent, amr);
 }
 

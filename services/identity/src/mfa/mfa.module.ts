@@ -1,7 +1,7 @@
 import type { RateLimits } from '@restgate/shared/limits';
 import type { RouteDef } from '@restgate/shared/http';
 import type { Db } from 'mongodb';
-import type { AccountsDeps, SecondFactorPort } from '../accounts/accounts-deps';
+import type { SecondFactorPort } from '../accounts/accounts-deps';
 import type { UserRecord } from '../accounts/user';
 import { afterPasswordReset, secondFactorPort, type MfaModuleDeps } from './mfa';
 import { mfaApi } from './mfa.api';
@@ -28,7 +28,7 @@ export interface MfaModule {
  */
 export function createMfaModule(parts: {
   db: Db;
-  core: Omit<MfaModuleDeps, 'mfa' | 'secondFactors' | 'mfaCrypto'> & Pick<AccountsDeps, 'users'>;
+  core: Omit<MfaModuleDeps, 'mfa' | 'secondFactors' | 'mfaCrypto'>;
   /** The service's limits on Redis: the bounds on guessing codes are always on (a security rule, not an abuse limit). */
   limits: RateLimits;
   encryptionKey?: string;
