@@ -2,7 +2,13 @@
 'use strict';
 // The FerretDB binary, built once per machine and version into the user's cache (Go is the only
 // way to get it on Debian). Node built-ins only: this runs before `npm install`.
+//
+// The binary the stack runs carries ferretdb-pushdown.patch: filters, sorts, limits and counts done
+// by PostgreSQL where FerretDB v1 would read every document (docs/operations.md says what it
+// implies). Its cache folder is named after the patch's digest, so a changed patch is built once on
+// every machine. The stock binary is built too, on demand, for the differential test and the bench.
 
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -15,10 +21,21 @@ const { run, which } = require('./processes.cjs');
 const FERRET_VERSION = 'v1.24.2';
 const FERRET_MODULE = 'github.com/FerretDB/FerretDB';
 
-function ferretCacheDir() {
+const PATCH_FILE = path.join(__dirname, 'ferretdb-pushdown.patch');
+
+/** @typedef {'patched' | 'stock'} FerretFlavour */
+
+/** The patch's short digest, which names the patched build. */
+function patchDigest() {
+  return crypto.createHash('sha256').update(fs.readFileSync(PATCH_FILE)).digest('hex').slice(0, 12);
+}
+
+/** @param {FerretFlavour} [flavour] */
+function ferretCacheDir(flavour = 'patched') {
   const xdg = process.env.XDG_CACHE_HOME;
   const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.cache');
-  return path.join(base, 'restgate', `ferretdb-${FERRET_VERSION}`);
+  const name = flavour === 'stock' ? `ferretdb-${FERRET_VERSION}` : `ferretdb-${FERRET_VERSION}-pushdown-${patchDigest()}`;
+  return path.join(base, 'restgate', name);
 }
 
 /** @param {string} bin */
@@ -33,10 +50,11 @@ async function ferretRuns(bin) {
 
 /**
  * Returns the cached binary, building it first when needed; null when it is missing and no Go.
- * @param {Log} log @returns {Promise<string | null>}
+ * @param {Log} log @param {FerretFlavour} [flavour]  the stack's (patched) or FerretDB's own
+ * @returns {Promise<string | null>}
  */
-async function ensureFerretBinary(log) {
-  const cacheDir = ferretCacheDir();
+async function ensureFerretBinary(log, flavour = 'patched') {
+  const cacheDir = ferretCacheDir(flavour);
   const bin = path.join(cacheDir, 'ferretdb');
   const lockFile = path.join(cacheDir, 'build.lock');
   let reported = false;
@@ -51,7 +69,7 @@ async function ensureFerretBinary(log) {
         // Another run may have finished between our check and taking the lock.
         if (await ferretRuns(bin)) return bin;
         if (fs.existsSync(bin)) log(`cached ${bin} does not run; building it again`);
-        await buildFerret(bin, log);
+        await buildFerret(bin, flavour, log);
         return bin;
       } finally {
         unlock(lockFile);
@@ -70,10 +88,10 @@ async function ensureFerretBinary(log) {
 // fetch the module through a throwaway module instead. And because the module zip lacks the
 // generated build/version/version.txt, a binary built straight from the module cache panics at
 // start; we build from a copy with that file written in.
-/** @param {string} bin @param {Log} log */
-async function buildFerret(bin, log) {
+/** @param {string} bin @param {FerretFlavour} flavour @param {Log} log */
+async function buildFerret(bin, flavour, log) {
   const started = Date.now();
-  log(`building FerretDB ${FERRET_VERSION} once into ${path.dirname(bin)}, takes a few minutes`);
+  log(`building FerretDB ${FERRET_VERSION} (${flavour}) once into ${path.dirname(bin)}, takes a few minutes`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-ferretdb-'));
   const tmpBin = `${bin}.tmp`;
   try {
@@ -88,12 +106,17 @@ async function buildFerret(bin, log) {
     fs.cpSync(moduleDir, src, { recursive: true });
     makeWritable(src); // the module cache is read-only, and so is a copy of it
     fs.writeFileSync(path.join(src, 'build', 'version', 'version.txt'), `${FERRET_VERSION}\n`);
+    if (flavour === 'patched') {
+      log(`applying ${path.basename(PATCH_FILE)}`);
+      // Outside any repository (a TMPDIR inside one would make git apply it there instead).
+      await run('git', ['apply', '--whitespace=nowarn', PATCH_FILE], { cwd: src, env: { ...process.env, GIT_CEILING_DIRECTORIES: tmp } });
+    }
 
     log('compiling FerretDB');
     await go(['build', '-buildvcs=false', '-ldflags=-checklinkname=0', '-o', tmpBin, './cmd/ferretdb'], src);
     if (!(await ferretRuns(tmpBin))) throw new Error(`the freshly built ${tmpBin} does not run`);
     fs.renameSync(tmpBin, bin);
-    log(`built FerretDB ${FERRET_VERSION} in ${Math.round((Date.now() - started) / 1000)} s: ${bin}`);
+    log(`built FerretDB ${FERRET_VERSION} (${flavour}) in ${Math.round((Date.now() - started) / 1000)} s: ${bin}`);
   } finally {
     fs.rmSync(tmpBin, { force: true });
     makeWritable(tmp);

@@ -1,7 +1,7 @@
 // @ts-check
 'use strict';
 // The MongoDB-compatible server: MONGODB_URL when set, else a `mongod` on the PATH, else FerretDB
-// (built once, see ferretdb-build.cjs) over PostgreSQL or SQLite. Node built-ins only: this runs
+// (built once and patched, see ferretdb-build.cjs) over PostgreSQL or SQLite. Node built-ins only: this runs
 // before `npm install`.
 //
 // One dataDir per concurrently running stack: two FerretDB processes must not share a SQLite folder.
@@ -24,18 +24,19 @@ const { defaultLog, fromEnvironment, serverHandle, startChild, which, withoutPre
  * @param {Log} [options.log]
  * @param {Env} [options.env]  whose MONGODB_URL is honoured (tests that need a server of their own pass {})
  * @param {number} [options.port]  listen there instead of on a free port (a test restarting its server on the same address)
+ * @param {import('./ferretdb-build.cjs').FerretFlavour} [options.ferret]  FerretDB as the stack runs it (patched), or FerretDB's own (stock: the differential test and the bench compare them)
  * @returns {Promise<ServerHandle>}
  */
-async function ensureMongo({ dataDir, log = defaultLog, env = process.env, port } = {}) {
+async function ensureMongo({ dataDir, log = defaultLog, env = process.env, port, ferret = 'patched' } = {}) {
   const given = fromEnvironment(env, 'MONGODB_URL', log);
   if (given) return given;
   if (!dataDir) throw new Error('ensureMongo: dataDir is required');
   const dir = path.resolve(dataDir);
 
   const mongod = which('mongod');
-  if (mongod) return startMongod(mongod, dir, log, port);
+  if (mongod && ferret === 'patched') return startMongod(mongod, dir, log, port);
 
-  const ferretdb = await ensureFerretBinary(log);
+  const ferretdb = await ensureFerretBinary(log, ferret);
   if (ferretdb) return startFerretWithBackend(ferretdb, dir, log, port, env);
 
   throw new Error(
@@ -137,6 +138,9 @@ function ferretArgs({ sqliteDir, stateDir, port, postgresUrl }) {
     ...storage,
     `--listen-addr=${LOOPBACK}:${port}`,
     `--state-dir=${stateDir}`,
+    // Dotted equality (`user.id`, `mail.status`) reaches PostgreSQL only with this flag. It misses
+    // `{'a.b': 1}` against `{a: [{b: 1}]}`: no dotted filter may go through an array (docs/operations.md).
+    ...(postgresUrl ? ['--test-enable-nested-pushdown'] : []),
     // "-" turns off the metrics/pprof listener, which would otherwise claim 127.0.0.1:8088.
     '--debug-addr=-',
     '--telemetry=disable',

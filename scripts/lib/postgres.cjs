@@ -14,6 +14,7 @@ const { isExecutable, run, serverHandle, startChild, which, withoutPrefixed } = 
 const PG_USER = 'ferretdb';
 // The database initdb creates; FerretDB keeps each MongoDB database in a schema of its own there.
 const PG_DB = 'postgres';
+const GIN_SIBLINGS_SQL = path.join(__dirname, 'postgres-gin-siblings.sql');
 
 /**
  * The folder of initdb and postgres. Debian puts the server binaries in
@@ -110,6 +111,10 @@ async function ensurePostgres(dataDir, log) {
       'synchronous_commit=off',
       '-c',
       'max_connections=200',
+      // FerretDB's queries are prepared statements whose field names are parameters; a generic
+      // plan (which PostgreSQL switches to after five runs) cannot match them to an index.
+      '-c',
+      'plan_cache_mode=force_custom_plan',
     ],
     env,
     logFile: path.join(dataDir, 'postgres.log'),
@@ -117,7 +122,17 @@ async function ensurePostgres(dataDir, log) {
     ...asAccount,
   });
   const handle = await serverHandle(child, port, 'postgres');
-  return { url: `postgres://${PG_USER}@${LOOPBACK}:${port}/${PG_DB}`, stop: handle.stop };
+  const urlOf = (/** @type {string} */ db) => `postgres://${PG_USER}@${LOOPBACK}:${port}/${db}`;
+  /** @param {string[]} args */
+  const psql = (args) => run(path.join(binDir, 'psql'), ['-h', LOOPBACK, '-p', String(port), '-U', PG_USER, '-X', '-q', '-v', 'ON_ERROR_STOP=1', ...args], { env, cwd: '/', timeoutMs: 60_000 });
+  try {
+    await psql(['-d', PG_DB, '-f', GIN_SIBLINGS_SQL]);
+    log('PostgreSQL: GIN siblings of FerretDB\'s indexes installed');
+  } catch (err) {
+    await handle.stop();
+    throw err;
+  }
+  return { url: urlOf(PG_DB), stop: handle.stop };
 }
 
 module.exports = { ensurePostgres, findPostgresBin };

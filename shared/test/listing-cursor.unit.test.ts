@@ -95,4 +95,33 @@ describe('afterCondition', () => {
       $or: [{ pages: { $ne: null } }, { pages: null, _id: { $gt: position[1] } }],
     });
   });
+
+  test('when the first sort field is on every record, then a bound on it leads, from which an index can start', () => {
+    const sort: Array<[string, 1 | -1]> = [
+      ['createdAt', -1],
+      ['_id', -1],
+    ];
+    expect(afterCondition(sort, position, (field) => field === '_id' || field === 'createdAt')).toEqual({
+      createdAt: { $lte: position[0] },
+      $or: [{ createdAt: { $lt: position[0] } }, { $or: [{ _id: { $lt: position[1] } }] }],
+    });
+    const ascending: Array<[string, 1 | -1]> = [
+      ['title', 1],
+      ['_id', 1],
+    ];
+    expect(afterCondition(ascending, ['b', position[1]], (field) => field === '_id' || field === 'title')).toEqual({
+      title: { $gte: 'b' },
+      $or: [{ title: { $gt: 'b' } }, { $or: [{ _id: { $gt: position[1] } }] }],
+    });
+  });
+
+  test('when the first sort field may be missing, then the plain branches stay, which reach the records without it', () => {
+    const sort: Array<[string, 1 | -1]> = [
+      ['pages', -1],
+      ['_id', -1],
+    ];
+    expect(afterCondition(sort, [7, position[1]], (field) => field === '_id')).toEqual({
+      $or: [{ pages: { $lt: 7 } }, { pages: null }, { pages: { $eq: 7 }, _id: { $lt: position[1] } }],
+    });
+  });
 });

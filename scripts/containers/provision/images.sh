@@ -34,18 +34,24 @@ images() {
     build_dir "$node" "$ctx/node"
   fi
 
+  # Made again whenever what goes into it changes (the FerretDB build, the entry point, the SQL).
   local mongo=restgate-standin/mongo:7-postgresql
-  if ! have_image "$mongo"; then
+  local mongo_files=("$BIN/ferretdb" "$ROOT/scripts/containers/mongosh-ping.cjs" "$ROOT/scripts/containers/mongo-entrypoint.sh" "$ROOT/scripts/lib/postgres-gin-siblings.sql")
+  local mongo_inputs; mongo_inputs=$(cat "${mongo_files[@]}" | sha256sum | cut -c1-16)
+  if [ "$(docker image inspect -f '{{index .Config.Labels "restgate.inputs"}}' "$mongo" 2>/dev/null)" != "$mongo_inputs" ]; then
     say "image $mongo (FerretDB on PostgreSQL)"
-    import_tar "$mongo-rootfs" "$CACHE/rootfs-$SUITE-mongo.tar" "$PATH_ENV"
+    have_image "$mongo-rootfs" || import_tar "$mongo-rootfs" "$CACHE/rootfs-$SUITE-mongo.tar" "$PATH_ENV"
     mkdir -p "$ctx/mongo"; cp -L "$BIN/ferretdb" "$ctx/mongo/ferretdb"
     cp "$ROOT/scripts/containers/mongosh-ping.cjs" "$ctx/mongo/mongosh"
     cp "$ROOT/scripts/containers/mongo-entrypoint.sh" "$ctx/mongo/entrypoint"
+    cp "$ROOT/scripts/lib/postgres-gin-siblings.sql" "$ctx/mongo/gin-siblings.sql"
     # node for the mongosh shim (the compose file's health check runs it).
     printf '%s\n' "FROM $mongo-rootfs" "COPY --from=$node /usr/local/bin/node /usr/local/bin/node" \
       'COPY ferretdb /usr/local/bin/ferretdb' 'COPY mongosh /usr/local/bin/mongosh' 'COPY entrypoint /usr/local/bin/mongo-entrypoint' \
-      'RUN chmod 755 /usr/local/bin/mongosh /usr/local/bin/mongo-entrypoint && mkdir -p /data/db /state' \
+      'COPY gin-siblings.sql /usr/local/share/restgate/gin-siblings.sql' \
+      'RUN chmod 755 /usr/local/bin/mongosh /usr/local/bin/mongo-entrypoint && chmod 644 /usr/local/share/restgate/gin-siblings.sql && mkdir -p /data/db /state' \
       'ENV FERRETDB_TELEMETRY=disable DO_NOT_TRACK=1' 'EXPOSE 27017' 'VOLUME /data/db' \
+      "LABEL restgate.inputs=$mongo_inputs" \
       'ENTRYPOINT ["/usr/local/bin/mongo-entrypoint"]' >"$ctx/mongo/Dockerfile"
     build_dir "$mongo" "$ctx/mongo"
   fi

@@ -94,15 +94,31 @@ export function createListingCursors(secret: string, scope: string): ListingCurs
 /**
  * The MongoDB condition for "after `position` in `sort` order" (`sort` with `_id` last). A
  * missing value sorts before every other, as MongoDB orders them.
+ *
+ * When every record has the first sort field (`alwaysPresent`, e.g. `createdAt`), the condition
+ * starts with a bound on it (`{f: {$lte: X}, $or: [{f: {$lt: X}}, ...]}` descending), from which an
+ * index on the sort can start reading; an optional field keeps the plain `$or`, whose branches
+ * must also reach the records that lack it.
  */
-export function afterCondition(sort: Array<[string, 1 | -1]>, position: CursorPosition): Record<string, unknown> {
+export function afterCondition(
+  sort: Array<[string, 1 | -1]>,
+  position: CursorPosition,
+  alwaysPresent: (field: string) => boolean = (field) => field === '_id',
+): Record<string, unknown> {
+  const [first, direction] = sort[0] ?? [];
+  const start = position[0];
+  if (first !== undefined && first !== '_id' && sort.length > 1 && alwaysPresent(first) && start !== null && start !== undefined) {
+    const bound = direction === 1 ? { $gte: start } : { $lte: start };
+    const rest = afterCondition(sort.slice(1), position.slice(1), alwaysPresent);
+    return { [first]: bound, $or: [{ [first]: direction === 1 ? { $gt: start } : { $lt: start } }, rest] };
+  }
   const branches: Record<string, unknown>[] = [];
   sort.forEach(([field, direction], i) => {
     const same: Record<string, unknown> = {};
     sort.slice(0, i).forEach(([previous], j) => {
       same[previous] = position[j] === null ? null : { $eq: position[j] };
     });
-    for (const beyond of beyondValue(position[i], direction, field !== '_id')) branches.push({ ...same, [field]: beyond });
+    for (const beyond of beyondValue(position[i], direction, !alwaysPresent(field))) branches.push({ ...same, [field]: beyond });
   });
   return branches.length ? { $or: branches } : { _id: { $exists: false } };
 }

@@ -16,6 +16,8 @@ export interface PageSource<D extends Document> {
   where?: Record<string, unknown>;
   /** A projection of the stored fields; `fields` narrows it further. */
   projection?: Record<string, 0 | 1>;
+  /** Stored fields every record has (besides `_id`): an `after` cursor on one starts from a bound an index serves. */
+  alwaysPresent?: readonly string[];
 }
 
 /** Conditions joined with AND, the empty ones left out. */
@@ -36,7 +38,9 @@ export async function findPage<D extends Document>(source: PageSource<D>, query:
   const context = { sort: sortEntries, filters: query.filters ?? [], q: query.q };
   const matching = allOf(source.where, searchFilter(query.q, source.searched), filterQuery(query.filters ?? [], source.filters));
   const position = query.after ? source.cursors.decode(query.after, context) : undefined;
-  const filter = (position ? allOf(matching, afterCondition(sortEntries, position)) : matching) as Filter<D>;
+  const present = new Set(['_id', ...(source.alwaysPresent ?? [])]);
+  const after = position && afterCondition(sortEntries, position, (field) => present.has(field));
+  const filter = (after ? allOf(matching, after) : matching) as Filter<D>;
   // The sort fields are read too, for the cursor; the view shows only what `fields` selects.
   const projection = query.fields
     ? Object.fromEntries([['_id', 1], ...query.fields.map((f) => [toDb(f), 1]), ...sortEntries.map(([f]) => [f, 1])])

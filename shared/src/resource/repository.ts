@@ -61,6 +61,14 @@ export function createResourceRepository<M extends { id: string; version: number
     searched: definition.searchable.map(dbField),
     filters: filtersOf(definition),
     dbField,
+    // Set on create and never unset: the system dates and the required fields.
+    alwaysPresent: [
+      'createdAt',
+      'updatedAt',
+      ...Object.entries(definition.fields)
+        .filter(([, def]) => def.required)
+        .map(([name]) => modelField(name)),
+    ],
   };
   return {
     collection,

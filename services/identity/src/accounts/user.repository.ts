@@ -222,7 +222,14 @@ export class MongoUserRepository implements UserRepository {
   async list(page: UserPage): Promise<ListingPage & { rows: UserSummary[] }> {
     // Whole documents (but the hash): the views are made from them, and `fields` narrows the views.
     const { docs, count, next } = await findPage(
-      { collection: this.users, cursors: this.cursors, searched: SEARCHED_FIELDS, filters: this.filters, projection: { passwordHash: 0 } },
+      {
+        collection: this.users,
+        cursors: this.cursors,
+        searched: SEARCHED_FIELDS,
+        filters: this.filters,
+        projection: { passwordHash: 0 },
+        alwaysPresent: ['createdAt'],
+      },
       { ...page, fields: undefined },
     );
     return { rows: docs.map(toSummary), count, next };
