@@ -8,7 +8,7 @@
 // implies). Its cache folder is named after the patch's digest, so a changed patch is built once on
 // every machine. The stock binary is built too, on demand, for the differential test and the bench.
 
-const crypto = require('node:crypto');
+const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -27,7 +27,7 @@ const PATCH_FILE = path.join(__dirname, 'ferretdb-pushdown.patch');
 
 /** The patch's short digest, which names the patched build. */
 function patchDigest() {
-  return crypto.createHash('sha256').update(fs.readFileSync(PATCH_FILE)).digest('hex').slice(0, 12);
+  return createHash('sha256').update(fs.readFileSync(PATCH_FILE)).digest('hex').slice(0, 12);
 }
 
 /** @param {FerretFlavour} [flavour] */

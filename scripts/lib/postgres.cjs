@@ -124,10 +124,15 @@ async function ensurePostgres(dataDir, log) {
   const handle = await serverHandle(child, port, 'postgres');
   const urlOf = (/** @type {string} */ db) => `postgres://${PG_USER}@${LOOPBACK}:${port}/${db}`;
   /** @param {string[]} args */
-  const psql = (args) => run(path.join(binDir, 'psql'), ['-h', LOOPBACK, '-p', String(port), '-U', PG_USER, '-X', '-q', '-v', 'ON_ERROR_STOP=1', ...args], { env, cwd: '/', timeoutMs: 60_000 });
+  const psql = (args) =>
+    run(path.join(binDir, 'psql'), ['-h', LOOPBACK, '-p', String(port), '-U', PG_USER, '-X', '-q', '-v', 'ON_ERROR_STOP=1', ...args], {
+      env,
+      cwd: '/',
+      timeoutMs: 60_000,
+    });
   try {
     await psql(['-d', PG_DB, '-f', GIN_SIBLINGS_SQL]);
-    log('PostgreSQL: GIN siblings of FerretDB\'s indexes installed');
+    log("PostgreSQL: GIN siblings of FerretDB's indexes installed");
   } catch (err) {
     await handle.stop();
     throw err;
