@@ -18,7 +18,9 @@
 //
 // Traffic goes to 127.0.0.1 only; every phase is bounded by --seconds, and the hop, the floors and
 // the sign-in flood each follow WARM_UP_SECONDS of the same load, not measured. --only 2 (or 1,3) runs
-// some of the four parts; --profile <dir> has the gateway, identity and articles write CPU profiles
+// some of the five parts; part 5 (bench/lib/embedded-db.cjs: the embedded database at
+// --embedded-rows 10000,100000, the stack's FerretDB against FerretDB's own, p50 of
+// --embedded-samples 15 and --embedded-stock-samples 3) takes its own two stacks, and many minutes; --profile <dir> has the gateway, identity and articles write CPU profiles
 // there (open them in Chrome DevTools, or summarise them with bench/profile-top.cjs), from
 // RESTGATE_CPU_PROFILE_DELAY_MS after their start if set. CPU per request and per sign-in comes
 // from /proc, per process (identity's split into its event loop, its hashing threads and its helper
@@ -28,6 +30,7 @@
 
 const { Worker } = require('node:worker_threads');
 const { startBenchStack } = require('./lib/bench-stack.cjs');
+const { embeddedDatabase } = require('./lib/embedded-db.cjs');
 const { FLOORS, cpuMicros, startFloor } = require('./lib/floors.cjs');
 const { pacedP50 } = require('./lib/http.cjs');
 const { randomBytes } = require('node:crypto');
@@ -815,6 +818,20 @@ async function main() {
         `${f1(loadedList.rps)}`,
         `${f1(loadedList.p50)} / ${f1(loadedList.p99)}`,
       );
+    }
+    // (5) the embedded database at 10,000 and 100,000 articles: the stack's FerretDB against
+    // FerretDB's own, each in a stack of its own.
+    if (part(5)) {
+      const sizes = (argValue('embedded-rows') ?? '10000,100000').split(',').map(Number);
+      if (sizes.some((n) => !Number.isInteger(n) || n < 100 || n > 1_000_000))
+        throw new Error('--embedded-rows: sizes from 100 to 1000000');
+      await embeddedDatabase({
+        sizes,
+        samples: numberOption('embedded-samples', 15, 1000),
+        stockSamples: numberOption('embedded-stock-samples', 3, 1000),
+        log,
+        row,
+      });
     }
     row('machine', 'load average at end', await loadAverage());
   } finally {

@@ -2,21 +2,26 @@
 // A whole stack for a benchmark: backing services of its own in a temporary folder (FerretDB,
 // RabbitMQ, Redis from scripts/lib/backing.cjs), every process of the registry on a free loopback
 // port, each service on a database of its own. `cleanups` gets what stops it all and removes the
-// folder. `env` and `serviceEnv` add to (or override) the defaults below.
+// folder. `env` and `serviceEnv` add to (or override) the defaults below; `ferret` picks FerretDB's
+// build (the stack's patched one, or FerretDB's own for a comparison).
 
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-async function startBenchStack({ cleanups, log, env = {}, serviceEnv = {} }) {
+/**
+ * @param {{ cleanups: Array<() => Promise<unknown>>, log: (m: string) => void, env?: Record<string, string>,
+ *   serviceEnv?: Record<string, Record<string, string>>, ferret?: import('../../scripts/lib/ferretdb-build.cjs').FerretFlavour }} options
+ */
+async function startBenchStack({ cleanups, log, env = {}, serviceEnv = {}, ferret = 'patched' }) {
   const backing = require('../../scripts/lib/backing.cjs');
   const stackLib = require('../../scripts/lib/stack.cjs');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'restgate-bench-'));
   cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
   await backing.provisionBacking({ log });
   const [mongo, rabbit, redis] = await Promise.all([
-    backing.ensureMongo({ dataDir, log }),
+    backing.ensureMongo({ dataDir, log, ferret }),
     backing.ensureRabbit({ dataDir, log }),
     backing.ensureRedis({ dataDir, log }),
   ]);

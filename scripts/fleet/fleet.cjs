@@ -32,16 +32,28 @@ async function up() {
     enginePid: engine.enginePid ?? previous.enginePid ?? null,
     swarmCreated: engine.swarmCreated || !!previous.swarmCreated,
   });
-  const images = await fleet.chooseImages(require('./stack-file.cjs').fleetStack());
-  log(`images: ${images === 'standin' ? 'stand-ins (no registry needed)' : 'the real ones'}`);
   const work = fleet.workDir();
+  let deployed = false;
   try {
+    const images = await fleet.chooseImages(require('./stack-file.cjs').fleetStack());
+    log(`images: ${images === 'standin' ? 'stand-ins (no registry needed)' : 'the real ones'}`);
     await fleet.buildImages({ env, images, work, log });
+    deployed = true;
     await fleet.deploy({ stackName: STACK, env, images, work, log });
+    await fleet.waitReady({ stackName: STACK, images, log });
+  } catch (err) {
+    // A failed `up` takes back what it started: its stack, and the swarm and engine it created.
+    log('up failed: removing what it started');
+    if (deployed) await fleet.removeStack(STACK, log);
+    await fleet.undoEngine(engine, log);
+    fleet.writeState(STACK, {
+      enginePid: engine.enginePid ? null : (previous.enginePid ?? null),
+      swarmCreated: !engine.swarmCreated && !!previous.swarmCreated,
+    });
+    throw err;
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
-  await fleet.waitReady({ stackName: STACK, images, log });
   log('the fleet listens on http://127.0.0.1:9000 (npm run fleet -- status; npm run fleet -- down)');
 }
 

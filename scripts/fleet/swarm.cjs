@@ -99,18 +99,24 @@ function standinStackOverride(stack) {
 async function ensureSwarm(log) {
   await exec('bash', [path.join(ROOT, 'scripts', 'containers', 'provision.sh'), 'tools'], { inherit: true, timeoutMs: 60 * MINUTE });
   const engine = await startEngine(log);
-  const state = (await exec('docker', ['info', '--format', '{{.Swarm.LocalNodeState}}'], { timeoutMs: 30_000 })).trim();
-  let swarmCreated = false;
-  if (state === 'inactive') {
-    await exec('docker', ['swarm', 'init', '--advertise-addr', '127.0.0.1'], { timeoutMs: 2 * MINUTE });
-    swarmCreated = true;
-    log('made this engine a single-node swarm (left again by `down`)');
-  } else if (state === 'active') {
-    log('using the swarm this engine is already part of; it stays');
-  } else {
-    throw new Failure(`the engine's swarm state is ${state}: expected active or inactive`);
+  try {
+    const state = (await exec('docker', ['info', '--format', '{{.Swarm.LocalNodeState}}'], { timeoutMs: 30_000 })).trim();
+    let swarmCreated = false;
+    if (state === 'inactive') {
+      await exec('docker', ['swarm', 'init', '--advertise-addr', '127.0.0.1'], { timeoutMs: 2 * MINUTE });
+      swarmCreated = true;
+      log('made this engine a single-node swarm (left again by `down`)');
+    } else if (state === 'active') {
+      log('using the swarm this engine is already part of; it stays');
+    } else {
+      throw new Failure(`the engine's swarm state is ${state}: expected active or inactive`);
+    }
+    return { enginePid: engine.pid, swarmCreated };
+  } catch (err) {
+    // An engine this call started is not left running by its failure.
+    if (engine.pid) await stopEngine(engine.pid, log);
+    throw err;
   }
-  return { enginePid: engine.pid, swarmCreated };
 }
 
 /**
@@ -119,6 +125,8 @@ async function ensureSwarm(log) {
  * service cost seconds.
  */
 async function buildImages({ env, images, work, log }) {
+  // The services' images are built FROM the stand-in Node image: it must be in the engine first.
+  if (images === 'standin') await importStandins();
   const compose = readCompose();
   const built = imagesOf({ services: compose.services }).built;
   const args = ['compose', '--project-name', 'restgate', '--project-directory', ROOT, '-f', path.join(ROOT, 'docker-compose.yml')];
@@ -132,6 +140,11 @@ async function buildImages({ env, images, work, log }) {
   await exec('docker', [...args, 'build', ...built], { inherit: true, timeoutMs: 40 * MINUTE, env: { ...process.env, ...env } });
 }
 
+/** The stand-in images, into the running engine (each made only when missing or out of date). */
+async function importStandins() {
+  await exec('bash', [path.join(ROOT, 'scripts', 'containers', 'provision.sh'), 'images'], { inherit: true, timeoutMs: 30 * MINUTE });
+}
+
 /**
  * `docker stack deploy`, with the stand-ins' override when `images` is `standin`, and `overrides`
  * (compose-format objects merged over the stack file, in order) after it.
@@ -140,7 +153,7 @@ async function deploy({ stackName, env, images, work, log, overrides = /** @type
   const stack = fleetStack();
   const args = ['stack', 'deploy', '--resolve-image', 'never', '--prune', '-c', STACK_FILE];
   if (images === 'standin') {
-    await exec('bash', [path.join(ROOT, 'scripts', 'containers', 'provision.sh'), 'images'], { inherit: true, timeoutMs: 30 * MINUTE });
+    await importStandins();
     const override = path.join(work, 'stack.standins.yml');
     fs.writeFileSync(override, JSON.stringify(standinStackOverride(stack)));
     args.push('-c', override);

@@ -3,10 +3,10 @@
 // The FerretDB binary, built once per machine and version into the user's cache (Go is the only
 // way to get it on Debian). Node built-ins only: this runs before `npm install`.
 //
-// The binary the stack runs carries ferretdb-pushdown.patch: filters, sorts, limits and counts done
-// by PostgreSQL where FerretDB v1 would read every document (docs/operations.md says what it
-// implies). Its cache folder is named after the patch's digest, so a changed patch is built once on
-// every machine. The stock binary is built too, on demand, for the differential test and the bench.
+// The binary the stack runs carries the patches in ferretdb-patches/: filters, sorts, limits and
+// counts done by PostgreSQL where FerretDB v1 would read every document (docs/operations.md says
+// what it implies). Its cache folder is named after the patches' digest, so a changed patch is
+// built once on every machine. The stock binary is built too, on demand, for the differential test and the bench.
 
 const { createHash } = require('node:crypto');
 const fs = require('node:fs');
@@ -21,13 +21,24 @@ const { run, which } = require('./processes.cjs');
 const FERRET_VERSION = 'v1.24.2';
 const FERRET_MODULE = 'github.com/FerretDB/FerretDB';
 
-const PATCH_FILE = path.join(__dirname, 'ferretdb-pushdown.patch');
+const PATCH_DIR = path.join(__dirname, 'ferretdb-patches');
+
+/** The patches, in the order they apply. */
+function patchFiles() {
+  return fs
+    .readdirSync(PATCH_DIR)
+    .filter((name) => name.endsWith('.patch'))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+    .map((name) => path.join(PATCH_DIR, name));
+}
 
 /** @typedef {'patched' | 'stock'} FerretFlavour */
 
-/** The patch's short digest, which names the patched build. */
+/** The patches' short digest (names and contents), which names the patched build. */
 function patchDigest() {
-  return createHash('sha256').update(fs.readFileSync(PATCH_FILE)).digest('hex').slice(0, 12);
+  const hash = createHash('sha256');
+  for (const file of patchFiles()) hash.update(path.basename(file)).update('\0').update(fs.readFileSync(file)).update('\0');
+  return hash.digest('hex').slice(0, 12);
 }
 
 /** @param {FerretFlavour} [flavour] */
@@ -107,9 +118,10 @@ async function buildFerret(bin, flavour, log) {
     makeWritable(src); // the module cache is read-only, and so is a copy of it
     fs.writeFileSync(path.join(src, 'build', 'version', 'version.txt'), `${FERRET_VERSION}\n`);
     if (flavour === 'patched') {
-      log(`applying ${path.basename(PATCH_FILE)}`);
+      const patches = patchFiles();
+      log(`applying ${patches.map((file) => path.basename(file)).join(', ')}`);
       // Outside any repository (a TMPDIR inside one would make git apply it there instead).
-      await run('git', ['apply', '--whitespace=nowarn', PATCH_FILE], { cwd: src, env: { ...process.env, GIT_CEILING_DIRECTORIES: tmp } });
+      await run('git', ['apply', '--whitespace=nowarn', ...patches], { cwd: src, env: { ...process.env, GIT_CEILING_DIRECTORIES: tmp } });
     }
 
     log('compiling FerretDB');

@@ -16,6 +16,7 @@ DECLARE
   ix record;
   col int;
   expr text;
+  field text;
 BEGIN
   SELECT i.indrelid, i.indnkeyatts, c.relname AS table_name, n.nspname AS schema_name INTO ix
   FROM pg_index i
@@ -30,9 +31,12 @@ BEGIN
   FOR col IN 1..ix.indnkeyatts LOOP
     expr := pg_get_indexdef(btree, col, true);
     CONTINUE WHEN expr NOT LIKE '(_jsonb -> %' OR expr = '(_jsonb -> ''_id''::text)';
+    -- Named after the table and the field, e.g. users_5e7cc513_email_<hash>_gin (<= 63 bytes).
+    field := trim(both '_' from regexp_replace(regexp_replace(expr, '::text|_jsonb|->', '', 'g'), '[^a-zA-Z0-9]+', '_', 'g'));
     EXECUTE format(
       'CREATE INDEX IF NOT EXISTS %I ON %I.%I USING gin (%s jsonb_path_ops)',
-      left(ix.table_name, 40) || '_gin_' || left(md5(expr), 16), ix.schema_name, ix.table_name, expr);
+      left(ix.table_name, 24) || '_' || left(field, 24) || '_' || left(md5(expr), 8) || '_gin',
+      ix.schema_name, ix.table_name, expr);
   END LOOP;
 END
 $$;

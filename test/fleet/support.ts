@@ -17,11 +17,11 @@ export const gatewayUrl = required('RESTGATE_FLEET_URL');
 export const masterKey = required('RESTGATE_FLEET_MASTER_KEY');
 export const stackName = required('RESTGATE_FLEET_STACK');
 /**
- * Requests per second of the steady load (RESTGATE_FLEET_RATE, 25 by default): what one
- * FerretDB stand-in on a 2-core machine that also runs the whole fleet serves with room to spare
- * during rolling updates; with real MongoDB, or more cores, raise it.
+ * Requests per second of the steady load (RESTGATE_FLEET_RATE, 50 by default): on a 2-core
+ * machine that also runs the whole fleet, with the stand-in's FerretDB serving lookups, pages and
+ * counts from PostgreSQL's indexes; with real MongoDB, or more cores, raise it.
  */
-export const LOAD_RATE = Number(process.env.RESTGATE_FLEET_RATE ?? 25);
+export const LOAD_RATE = Number(process.env.RESTGATE_FLEET_RATE ?? 50);
 /** The Node image the probe runs on (the one the services were built on). */
 const probeImage = required('RESTGATE_FLEET_PROBE_IMAGE');
 

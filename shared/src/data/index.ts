@@ -5,6 +5,6 @@
  */
 export { createMongo, isDuplicateKeyError, parseObjectId, retryUntil, writeUnique, type MongoHandle } from './mongo';
 export { listingQuerySchema, listingResult, LISTING_LIMITS, type ListingPage, type ListingQuery, type ListingSpec } from './listing';
-export { type FilterSpec } from './listing-filters';
+export { type FilterSpec, type ParsedFilter } from './listing-filters';
 export { createListingCursors, type ListingCursors } from './listing-cursor';
 export { findPage } from './listing-page';
