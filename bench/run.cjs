@@ -26,11 +26,13 @@
 // from /proc, per process (identity's split into its event loop, its hashing threads and its helper
 // threads: /proc/<pid>/task, the hashing ones by their nice), because on
 // a shared machine it moves less than throughput. The services' own variables (HASH_WORKERS, …) pass through from the
-// environment, to compare settings; RESTGATE_FERRETDB_BACKEND=sqlite|postgresql picks FerretDB's storage.
+// environment, to compare settings; RESTGATE_FERRETDB_BACKEND=sqlite|postgresql picks FerretDB's storage,
+// and --ferret stock runs parts 1-4 on FerretDB's own build instead of the stack's patched one.
 
 const { Worker } = require('node:worker_threads');
 const { startBenchStack } = require('./lib/bench-stack.cjs');
 const { embeddedDatabase } = require('./lib/embedded-db.cjs');
+const { startMonolith } = require('./lib/monolith.cjs');
 const { FLOORS, cpuMicros, startFloor } = require('./lib/floors.cjs');
 const { pacedP50 } = require('./lib/http.cjs');
 const { randomBytes } = require('node:crypto');
@@ -366,9 +368,12 @@ function readDotEnv() {
 
 async function ownStack(cleanups, profileDir) {
   const unlimited = '100000000/60';
+  const ferret = argValue('ferret') ?? 'patched';
+  if (ferret !== 'patched' && ferret !== 'stock') throw new Error('--ferret must be patched or stock');
   const own = await startBenchStack({
     cleanups,
     log,
+    ferret,
     env: {
       // Loopback throughput, not abuse: limits far above anything this machine can send.
       RATE_LIMIT_ALL: unlimited,
@@ -712,6 +717,47 @@ async function main() {
           `${peakReset ? 'VmHWM reset at the window start' : 'VmHWM since start'}; Argon2id holds ${f1(memoryKib / 1024)} MiB per running hash`,
         );
       }
+      // Against the generator-rest monolith (bench/monolith) on the same database server, in
+      // alternating rounds after a warm-up of each, so that a neighbour's burst hits both alike.
+      const monolith = await startMonolith({
+        mongoUrl: stack.mongoUrl,
+        port: await require('../scripts/lib/backing.cjs').freePort(),
+        log,
+        cleanups,
+      });
+      const monolithUser = jsonBody({ email, password, access_token: monolith.masterKey });
+      const made = await request(monolith.url, { method: 'POST', path: '/users', ...monolithUser });
+      if (made.status !== 201) throw new Error(`the monolith's POST /users answered ${made.status}: ${made.body}`);
+      const monolithSignIn = { ...signInRequest, ...jsonBody({ access_token: monolith.masterKey }) };
+      monolithSignIn.headers = { ...monolithSignIn.headers, authorization: signInRequest.headers.authorization };
+      await cannon(monolith.url, { ...monolithSignIn, connections: 8, seconds: WARM_UP_SECONDS });
+      const pair = { restgate: 0, monolith: 0, restgateCpu: 0, monolithCpu: 0, restgateN: 0, monolithN: 0 };
+      // CPU of the processes serving a sign-in, the database's included (by name: every
+      // FerretDB, PostgreSQL and Redis process on the machine, as above).
+      const withServingCpu = async (pids, fn) => {
+        const atStart = cpuByName(backing);
+        const { result, used } = await withCpu(pids, fn);
+        const atEnd = cpuByName(backing);
+        const cpu = used.reduce((a, b) => a + b, 0) + backing.reduce((a, n) => a + atEnd[n] - atStart[n], 0);
+        return { result, cpu };
+      };
+      const restgatePids = [stack.pids.gateway, stack.pids.identity].filter(Boolean);
+      for (let round = 0; round < 2; round += 1) {
+        const r = await withServingCpu(restgatePids, () => cannon(stack.gateway, { ...signInRequest, connections: 8, seconds }));
+        const m = await withServingCpu([monolith.pid], () => cannon(monolith.url, { ...monolithSignIn, connections: 8, seconds }));
+        pair.restgate += r.result.rps / 2;
+        pair.monolith += m.result.rps / 2;
+        pair.restgateCpu += r.cpu;
+        pair.monolithCpu += m.cpu;
+        pair.restgateN += r.result.requests;
+        pair.monolithN += m.result.requests;
+      }
+      row(
+        '2 sign-in',
+        'POST /auth (8 conn.) sign-ins/s: restgate / the generator-rest monolith (native bcrypt cost 9), 2 alternating rounds',
+        `**${(pair.restgate / pair.monolith).toFixed(2)}×**`,
+        `${f1(pair.restgate)} / ${f1(pair.monolith)}; CPU ms per sign-in, with the database's: ${f1(pair.restgateCpu / pair.restgateN / 1000)} / ${f1(pair.monolithCpu / pair.monolithN / 1000)}; load ${await loadAverage()}`,
+      );
       row(
         '2 sign-in',
         'GET /health p99 during the flood, identity / gateway',
