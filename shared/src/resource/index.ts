@@ -17,3 +17,5 @@ export { assertMayActOn, assertMayTry, assertUser, type UserPrincipal } from './
 export { createResourceRepository, type Listing, type ResourceRepository } from './repository';
 export { filtersOf, lengthBounds, resourceSchemas } from './schemas';
 export { defineView, type Selected } from './view';
+export { compileRule, PRESET_EXPRESSIONS, RULE_LIMITS, RULE_PRESETS, type CompiledRule, type RuleAction, type RuleCaller } from './rules/compile';
+export { RuleError } from './rules/parse';
