@@ -32,6 +32,8 @@ export interface CompiledRule {
   filter(caller: RuleCaller, body?: Record<string, unknown>): Record<string, unknown>;
   /** Whether the rule lets `caller` act on `record`. */
   test(record: StoredRecord, caller: RuleCaller, body?: Record<string, unknown>): boolean;
+  /** A part of this rule's expression, compiled for the same resource and action (to name the clause that refused). */
+  clause(text: string): CompiledRule;
 }
 
 /** What the presets mean, written in the rule language. */
@@ -95,6 +97,7 @@ export function compileRule(definition: AnyResourceDefinition, action: RuleActio
     expression,
     filter: (caller, body) => toFilter(tree, context(caller, body)),
     test: (record, caller, body) => holds(tree, record, context(caller, body)),
+    clause: (text) => compileRule(definition, action, text),
   };
 }
 
