@@ -16,7 +16,7 @@ export async function findArticle({ articles }: ArticleDeps, id: string): Promis
 export async function getArticle(deps: ArticleDeps, id: string, principal: Principal = ANONYMOUS): Promise<Article> {
   if (!articleRules.actions.read.preset) {
     // The rule is part of the lookup: a record it refuses is a 404, as an unknown id.
-    const article = await deps.articles.findById(id, deps.guard.readWhere(principal));
+    const article = await deps.guard.read(deps.articles, id, principal);
     if (!article) throw articleErrors.notFound();
     return article;
   }
