@@ -1,4 +1,13 @@
-import { compileRule, defineResource, RuleError, type RuleCaller } from '../src/resource';
+import {
+  compileResourceRules,
+  compileRule,
+  defineResource,
+  ruleRefusal,
+  RuleError,
+  visibleTag,
+  versionInIfMatch,
+  type RuleCaller,
+} from '../src/resource';
 
 const notes = defineResource({
   name: 'notes',
@@ -92,5 +101,35 @@ describe('a rule that cannot compile stops the service at start, saying where', 
     const deep = `${'!('.repeat(8)}pages = 1${')'.repeat(8)}`;
     expect(refusal(deep).message).toMatch(/deeper than 8 levels/);
     expect(() => compileRule(notes, 'read', `${'!('.repeat(7)}pages = 1${')'.repeat(7)}`)).not.toThrow();
+  });
+});
+
+describe('refusals and tags', () => {
+  const rule = compileRule(notes, 'update', 'user.id = @auth.id && status != "published"');
+
+  test('when not in production, then the refusal names the clause that refused; in production it does not', () => {
+    const record = { userId: 'u1', status: 'published' };
+    expect(ruleRefusal(false, rule, record, alice).detail).toBe('Refused by the rule: status != "published"');
+    expect(ruleRefusal(false, rule, record, admin).detail).toBe('Refused by the rule: user.id = @auth.id');
+    const production = ruleRefusal(true, rule, record, alice);
+    expect(production.code).toBe('rule_denied');
+    expect(production.detail).not.toContain('status');
+  });
+
+  test('when fields are hidden, then the ETag says which; If-Match gives back the version for this record only', () => {
+    const id = '0123456789abcdef01234567';
+    expect(visibleTag(id, 3, [])).toBe(`"${id}.3"`);
+    expect(visibleTag(id, 3, ['secret', 'note'])).toBe(`"${id}.3~note,secret"`);
+    expect(versionInIfMatch(`W/"x", "${id}.3~note,secret"`, id)).toBe(3);
+    expect(versionInIfMatch(`"${id}.4"`, id)).toBe(4);
+    expect(versionInIfMatch('"ffffffffffffffffffffffff.4"', id)).toBe(-1);
+    expect(versionInIfMatch('*', id)).toBeUndefined();
+    expect(versionInIfMatch(undefined, id)).toBeUndefined();
+  });
+
+  test('when a field with a read rule is sortable or searched, then the resource does not start', () => {
+    expect(() =>
+      compileResourceRules({ ...notes, fields: { ...notes.fields, title: { ...notes.fields.title, read: 'user.id = @auth.id' } } }),
+    ).toThrow(/notes field title: a field with a read rule can be neither sortable nor searched/);
   });
 });
