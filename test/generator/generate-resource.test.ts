@@ -97,6 +97,8 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
 
   test('when built, type-checked with its tests and linted (with gadgets and memos beside it), then there is nothing to report', async () => {
     expectSuccess('generate gadgets', generate(copy, GADGETS));
+    // Rules are checked with the built shared library: memos comes after a build.
+    expectSuccess('tsc -b', await runBin(copy, 'tsc', ['-b']));
     expectSuccess('generate memos', generate(copy, MEMOS));
     expect(fs.readFileSync(path.join(copy, 'services', 'memos', 'src', 'resource.ts'), 'utf8')).toContain(
       `secret: { type: 'string', read: 'user.id = @auth.id' },`,
