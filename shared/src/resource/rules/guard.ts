@@ -12,6 +12,7 @@ import { assertFieldsWritable, hiddenFields, ruleCaller, ruleRefusal, type Resou
  * rule refuses is never loaded; a write is one call filtered by id, rule, the rules of the fields
  * it writes and the If-Match version, and only when it matches nothing is the record read again,
  * to answer why: 404 (not readable), 412 (another version), 403 `field_not_writable`, 403 `rule_denied`.
+ * A write also needs the read rule: a record the caller may not read is a 404 to every action.
  */
 export interface RuleGuard {
   /** What a list adds to its query for `principal`: the rule, and for each filtered field with a read rule, that rule. */
@@ -111,7 +112,9 @@ export function createRuleGuard(rules: ResourceRules, options: { production: boo
     async update(repository, input) {
       const caller = ruleCaller(input.principal);
       const version = versionInIfMatch(input.ifMatch, input.id);
+      // A record is written only where the caller may read it: no answer tells of one it may not.
       const where = allOf(
+        actions.read.filter(caller),
         actions.update.filter(caller, input.changes),
         ...writtenFieldRules(input.changes).map(([, f]) => f.write.filter(caller, input.changes)),
       );
@@ -129,7 +132,7 @@ export function createRuleGuard(rules: ResourceRules, options: { production: boo
       const caller = ruleCaller(input.principal);
       const version = versionInIfMatch(input.ifMatch, input.id);
       for (let attempt = 0; attempt < 2; attempt += 1) {
-        if (await repository.remove(input.id, version, actions.delete.filter(caller))) return;
+        if (await repository.remove(input.id, version, allOf(actions.read.filter(caller), actions.delete.filter(caller)))) return;
         const refusal = await whyRefused(repository, 'delete', input, {});
         if (refusal) throw refusal;
       }
