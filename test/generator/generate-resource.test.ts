@@ -127,7 +127,7 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
     });
 
     expectSuccess('jest services/volumes services/gadgets', res);
-    expect(res.stderr).toMatch(/Test Suites: 22 passed, 22 total/);
+    expect(res.stderr).toMatch(/Test Suites: 24 passed, 24 total/);
   }, 180_000);
 
   test('when the stack runs with volumes, then its data API works through the gateway (filters, cursors, count, conditions)', async () => {
