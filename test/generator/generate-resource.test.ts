@@ -130,6 +130,17 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
     expect(res.stderr).toMatch(/Test Suites: 24 passed, 24 total/);
   }, 180_000);
 
+  test("when memos' own tests run, then those of its rules pass, and the level tests of its ruled actions are skipped", async () => {
+    const res = await runBin(copy, 'jest', ['--ci', 'services/memos'], {
+      MONGODB_URL: process.env.MONGODB_URL!,
+      AMQP_URL: process.env.AMQP_URL ?? '',
+    });
+
+    expectSuccess('jest services/memos', res);
+    expect(res.stderr).toMatch(/PASS integration services\/memos\/test\/memo\.rules\.test\.ts/);
+    expect(res.stderr).toMatch(/Tests: {7}\d+ skipped, \d+ passed, \d+ total/);
+  }, 180_000);
+
   test('when the stack runs with volumes, then its data API works through the gateway (filters, cursors, count, conditions)', async () => {
     const target = path.join(copy, 'test', 'contract', 'volumes-data-api.test.ts');
     fs.copyFileSync(path.join(__dirname, 'fixtures', 'volumes-data-api.test.ts.txt'), target);
