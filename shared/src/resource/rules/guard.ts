@@ -17,7 +17,6 @@ import { assertFieldsWritable, hiddenFields, ruleCaller, ruleRefusal, type Resou
 export interface RuleGuard {
   /** What a list adds to its query for `principal`: the rule, and for each filtered field with a read rule, that rule. */
   listWhere(principal: Principal, query: ListingQuery): Record<string, unknown>;
-  readWhere(principal: Principal): Record<string, unknown>;
   /**
    * One record as `principal` may read it, or null (a 404, as for an unknown id). Read by id, then
    * the rule's predicate: the same compiled rule as the filter (the property test holds them to
@@ -92,10 +91,6 @@ export function createRuleGuard(rules: ResourceRules, options: { production: boo
         .filter(([name, field]) => field.read && filtered.has(name))
         .map(([, field]) => field.read!.filter(caller));
       return allOf(actions.list.filter(caller), ...fieldRules);
-    },
-
-    readWhere(principal) {
-      return actions.read.filter(ruleCaller(principal));
     },
 
     async read(repository, id, principal) {
