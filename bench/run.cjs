@@ -18,7 +18,7 @@
 //
 // Traffic goes to 127.0.0.1 only; every phase is bounded by --seconds, and the hop, the floors and
 // the sign-in flood each follow WARM_UP_SECONDS of the same load, not measured. --only 2 (or 1,3) runs
-// some of the five parts; part 5 (bench/lib/embedded-db.cjs: the embedded database at
+// some of the six parts (6: bench/lib/rules.cjs, what a rule costs a list page and a read); part 5 (bench/lib/embedded-db.cjs: the embedded database at
 // --embedded-rows 10000,100000, the stack's FerretDB against FerretDB's own, p50 of
 // --embedded-samples 15 and --embedded-stock-samples 3) takes its own two stacks, and many minutes; --profile <dir> has the gateway, identity and articles write CPU profiles
 // there (open them in Chrome DevTools, or summarise them with bench/profile-top.cjs), from
@@ -33,6 +33,7 @@ const { Worker } = require('node:worker_threads');
 const { startBenchStack } = require('./lib/bench-stack.cjs');
 const { embeddedDatabase } = require('./lib/embedded-db.cjs');
 const { startMonolith } = require('./lib/monolith.cjs');
+const { ruleCost } = require('./lib/rules.cjs');
 const { FLOORS, cpuMicros, startFloor } = require('./lib/floors.cjs');
 const { pacedP50 } = require('./lib/http.cjs');
 const { randomBytes } = require('node:crypto');
@@ -865,6 +866,9 @@ async function main() {
         `${f1(loadedList.p50)} / ${f1(loadedList.p99)}`,
       );
     }
+    // (6) what a rule costs a read: 10,000 records, half readable
+    if (part(6)) await ruleCost({ mongoUrl: stack.mongoUrl, samples: numberOption('rule-samples', 60, 10_000), log, row });
+
     // (5) the embedded database at 10,000 and 100,000 articles: the stack's FerretDB against
     // FerretDB's own, each in a stack of its own.
     if (part(5)) {

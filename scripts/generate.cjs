@@ -38,6 +38,11 @@ Nothing is written unless everything checks out.
     .join(',')}):
 ${METHODS.map((m) => `                        ${m.padEnd(7)} ${ALLOWED[m].join(', ')}`).join('\n')}
                       (owner: the creator, or an admin; every record is owned by its creator)
+  --rule <a=expr>     a rule for an action in place of its level, repeatable (docs/api.md, "Rules"):
+                      --rule 'list=status = "published" || user.id = @auth.id'
+  --field-rule <f:read=expr|f:write=expr>
+                      who may read or write one field, repeatable: --field-rule 'note:read=user.id = @auth.id'
+                      (rules are checked with the built shared library: run npx tsc -b first)
   --search <fields>   fields q searches (default: the string, text, email and url fields)
   --sort <fields>     fields sort accepts besides createdAt and updatedAt (default: every field but text)
   --default-sort <f>  listing order without sort (default -createdAt)
@@ -50,6 +55,8 @@ Example:
     --access "create=user,list=public,read=public,update=owner,delete=admin" --search title,isbn`;
 
 const VALUE_OPTIONS = ['fields', 'access', 'search', 'sort', 'default-sort', 'singular', 'port'];
+/** Options that may be given more than once (each adds one rule). */
+const REPEATED_OPTIONS = ['rule', 'field-rule'];
 const FLAG_OPTIONS = ['dry-run', 'help'];
 
 function parseArgs(argv) {
@@ -66,7 +73,11 @@ function parseArgs(argv) {
       continue;
     }
     const [key, inline] = arg.slice(2).split(/=(.*)/s);
-    if (VALUE_OPTIONS.includes(key)) {
+    if (REPEATED_OPTIONS.includes(key)) {
+      const value = inline ?? argv[++i];
+      if (value === undefined || (inline === undefined && value.startsWith('--'))) throw new GeneratorError(`--${key} needs a value`);
+      (options[key] ??= []).push(value);
+    } else if (VALUE_OPTIONS.includes(key)) {
       const value = inline ?? argv[++i];
       if (value === undefined || (inline === undefined && value.startsWith('--'))) throw new GeneratorError(`--${key} needs a value`);
       if (key in options) throw new GeneratorError(`--${key} is given twice`);
@@ -107,6 +118,8 @@ async function main(argv) {
       name,
       fields: options.fields,
       access: options.access,
+      rules: options.rule,
+      fieldRules: options['field-rule'],
       search: options.search,
       sort: options.sort,
       defaultSort: options['default-sort'],

@@ -22,11 +22,13 @@ function fieldEntry(field) {
   if (field.max !== undefined && field.max !== type.max) parts.push(`max: ${numberLiteral(field.max)}`);
   if (field.filter === false) parts.push('filter: false');
   if (field.index) parts.push('index: true');
+  if (field.read) parts.push(`read: ${quote(field.read)}`);
+  if (field.write) parts.push(`write: ${quote(field.write)}`);
   return `${field.name}: { ${parts.join(', ')} },`;
 }
 
 /**
- * @param {{ names: ReturnType<typeof import('./names.cjs').namesOf>, fields: any[], access: Record<string, string>,
+ * @param {{ names: ReturnType<typeof import('./names.cjs').namesOf>, fields: any[], access: Record<string, string>, rules?: Record<string, string>,
  *           searchable: string[], sortable: string[], defaultSort: string }} spec
  */
 function renderDefinition(spec) {
@@ -49,7 +51,14 @@ ${spec.fields.map((f) => `    ${fieldEntry(f)}`).join('\n')}
   searchable: ${list(spec.searchable)},
   sortable: ${list(spec.sortable)},
   defaultSort: ${quote(spec.defaultSort)},
-  access: { ${access} },
+  access: { ${access} },${
+    Object.keys(spec.rules ?? {}).length > 0
+      ? `
+  rules: { ${Object.entries(spec.rules ?? {})
+    .map(([action, rule]) => `${action}: ${quote(rule)}`)
+    .join(', ')} },`
+      : ''
+  }
 });
 `;
 }

@@ -70,7 +70,7 @@ function parseBound(field, key, value, type) {
 /**
  * One field of a generated resource.
  * @typedef {{ name: string, type: string, required: boolean, values?: string[], min?: number, max?: number,
- *             filter: boolean, index: boolean }} Field
+ *             filter: boolean, index: boolean, read?: string, write?: string }} Field
  */
 
 /**

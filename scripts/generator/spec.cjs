@@ -122,7 +122,7 @@ function checkName(name, singular) {
 }
 
 /**
- * @param {{ name?: string, fields?: string, access?: string, search?: string, sort?: string, defaultSort?: string, singular?: string, port?: string }} options  the command line
+ * @param {{ name?: string, fields?: string, access?: string, rules?: string[], fieldRules?: string[], search?: string, sort?: string, defaultSort?: string, singular?: string, port?: string }} options  the command line
  * @returns the resource definition's content, and the port
  */
 function buildSpec(options) {
@@ -130,9 +130,14 @@ function buildSpec(options) {
   const fields = parseFields(options.fields);
   const byName = new Map(fields.map((f) => [f.name, f]));
   const access = parseAccess(options.access);
+  const rules = parseRules(options.rules);
+  parseFieldRules(options.fieldRules, byName);
+  // A field the caller may not read is neither searched nor sorted on: its matches or order would show it.
+  const readRuled = new Set(fields.filter((f) => f.read).map((f) => f.name));
 
   const searchable =
-    parseList(options.search, '--search') ?? fields.filter((f) => ['string', 'text', 'email', 'url'].includes(f.type)).map((f) => f.name);
+    parseList(options.search, '--search') ??
+    fields.filter((f) => ['string', 'text', 'email', 'url'].includes(f.type) && !readRuled.has(f.name)).map((f) => f.name);
   for (const name of searchable) {
     const field = byName.get(name);
     if (!field) throw new GeneratorError(`--search names "${name}", which is not a field`);
@@ -157,9 +162,11 @@ function buildSpec(options) {
 
   // createdAt and updatedAt are always sortable: the listing's default order and its tests use them.
   const given = parseList(options.sort, '--sort');
-  const sortable = ['createdAt', 'updatedAt', ...(given ?? fields.filter((f) => TYPES[f.type].sortable).map((f) => f.name))].filter(
-    (name, i, all) => all.indexOf(name) === i,
-  );
+  const sortable = [
+    'createdAt',
+    'updatedAt',
+    ...(given ?? fields.filter((f) => TYPES[f.type].sortable && !readRuled.has(f.name)).map((f) => f.name)),
+  ].filter((name, i, all) => all.indexOf(name) === i);
   for (const name of sortable) {
     if (!byName.has(name) && name !== 'createdAt' && name !== 'updatedAt') {
       throw new GeneratorError(`--sort names "${name}", which is not a field (nor createdAt, updatedAt)`);
@@ -180,7 +187,70 @@ function buildSpec(options) {
       throw new GeneratorError(`--port ${options.port} is not a port number from 1024 to 65535`);
   }
 
-  return { names, fields, access, searchable, sortable, defaultSort, port };
+  const spec = { names, fields, access, rules, searchable, sortable, defaultSort, port };
+  checkRules(spec);
+  return spec;
+}
+
+/** `--rule action=expression`, at most one per action. */
+function parseRules(given) {
+  /** @type {Record<string, string>} */
+  const rules = {};
+  for (const entry of given ?? []) {
+    const match = /^\s*([a-z]+)\s*=(.+)$/s.exec(entry);
+    if (!match) throw new GeneratorError(`invalid --rule "${entry}": expected action=expression, e.g. --rule 'read=status = "published"'`);
+    const [, action = '', expression = ''] = match;
+    if (!METHODS.includes(action)) throw new GeneratorError(`unknown action "${action}" in --rule (known: ${METHODS.join(', ')})`);
+    if (action in rules) throw new GeneratorError(`--rule names ${action} twice`);
+    rules[action] = expression.trim();
+  }
+  return rules;
+}
+
+/** `--field-rule field:read=expression` or `field:write=expression`, set on the field. */
+function parseFieldRules(given, byName) {
+  for (const entry of given ?? []) {
+    const match = /^\s*([A-Za-z][A-Za-z0-9]*):(read|write)=(.+)$/s.exec(entry);
+    if (!match) throw new GeneratorError(`invalid --field-rule "${entry}": expected field:read=expression or field:write=expression`);
+    const [, name = '', kindText, expression = ''] = match;
+    const kind = /** @type {"read" | "write"} */ (kindText);
+    const field = byName.get(name);
+    if (!field) throw new GeneratorError(`--field-rule names "${name}", which is not a field`);
+    if (field[kind] !== undefined) throw new GeneratorError(`--field-rule gives ${name} two ${kind} rules`);
+    field[kind] = expression.trim();
+  }
+}
+
+/**
+ * Compiles the rules as the service will at its start (the shared library's compiler, built):
+ * a rule that would stop the service is refused here, with the same message, before anything is written.
+ */
+function checkRules(spec) {
+  const ruled = Object.keys(spec.rules).length > 0 || spec.fields.some((f) => f.read || f.write);
+  if (!ruled) return;
+  let shared;
+  try {
+    shared = require('../../shared/dist/resource/index.js');
+  } catch {
+    throw new GeneratorError('rules are checked with the built shared library, which is not there: run npx tsc -b (or npm start) first');
+  }
+  const definition = {
+    name: spec.names.plural,
+    singular: spec.names.human,
+    fields: Object.fromEntries(
+      spec.fields.map((f) => [f.name, { type: f.type, ...(f.read ? { read: f.read } : {}), ...(f.write ? { write: f.write } : {}) }]),
+    ),
+    searchable: spec.searchable,
+    sortable: spec.sortable,
+    defaultSort: spec.defaultSort,
+    access: spec.access,
+    rules: spec.rules,
+  };
+  try {
+    shared.compileResourceRules(definition);
+  } catch (err) {
+    throw new GeneratorError(/** @type {Error} */ (err).message);
+  }
 }
 
 module.exports = { buildSpec, checkName, parseAccess, METHODS, LEVELS, ALLOWED, DEFAULT_ACCESS, RESERVED_NAMES };

@@ -216,6 +216,12 @@ export const sharedErrorCatalogue = errorCatalogue({
   invalid_credentials: { status: 401, title: 'Unauthorized', detail: 'Wrong e-mail or password.', headers: CHALLENGES.basic },
   forbidden: { status: 403, title: 'Forbidden', detail: 'You are not allowed to do this.' },
   not_owner: { status: 403, title: 'Forbidden', detail: 'Only the owner or an admin may do this.' },
+  rule_denied: { status: 403, title: 'Forbidden', detail: "The resource's rule for this action does not let you do this to this record." },
+  field_not_writable: {
+    status: 403,
+    title: 'Forbidden',
+    detail: 'A field of the body may not be written by you: `param` names it.',
+  },
   not_found: { status: 404, title: 'Not found', detail: 'No such resource.' },
   route_not_found: { status: 404, title: 'Not found', detail: 'No route for this method and path.' },
   method_not_allowed: {
@@ -295,6 +301,14 @@ export const errors = {
   },
   notOwner(): AppError {
     return problem(E.not_owner);
+  },
+  /** A resource's rule refused the action (`detail` names the clause outside production). */
+  ruleDenied(detail?: string): AppError {
+    return problem(E.rule_denied, { detail });
+  },
+  /** The body sets a field whose write rule refuses the caller. */
+  fieldNotWritable(field: string, detail?: string): AppError {
+    return problem(E.field_not_writable, { detail, extras: { param: field } });
   },
   notFound(detail?: string): AppError {
     return problem(E.not_found, { detail });

@@ -156,3 +156,16 @@ describe('GET /articles/:id', () => {
     expectProblem(await api.get('/articles/not-an-id'), 404);
   });
 });
+
+describe('rules', () => {
+  test("when the API docs are read, then each article route says its rule: articles keep today's presets", async () => {
+    const doc = (await api.get('/openapi.json')).body;
+
+    expect(doc.paths['/articles'].get['x-restgate-rule']).toBe('public');
+    expect(doc.paths['/articles'].post['x-restgate-rule']).toBe('user');
+    expect(doc.paths['/articles/{id}'].get['x-restgate-rule']).toBe('public');
+    expect(doc.paths['/articles/{id}'].patch['x-restgate-rule']).toBe('owner');
+    expect(doc.paths['/articles/{id}'].delete['x-restgate-rule']).toBe('owner');
+    expect(doc.paths['/articles/{id}'].patch.description).toContain('Rule: `owner`');
+  });
+});

@@ -167,7 +167,14 @@ describe('generate --dry-run, then for real, then remove', () => {
     expect(res.stdout).toContain('create  services/novels/test/novel.create.test.ts');
     const edited = res.stdout.split('\n').filter((line) => line.startsWith('edit '));
     expect(edited.map((line) => line.slice('edit    '.length)).sort()).toEqual(
-      ['deploy/swarm/stack.yml', 'docker-compose.yml', 'node_modules/.package-lock.json', 'package-lock.json', 'services.json', 'tsconfig.json'].sort(),
+      [
+        'deploy/swarm/stack.yml',
+        'docker-compose.yml',
+        'node_modules/.package-lock.json',
+        'package-lock.json',
+        'services.json',
+        'tsconfig.json',
+      ].sort(),
     );
     expect(treeHash(copy)).toBe(pristine);
   });
@@ -199,5 +206,43 @@ describe('generate --dry-run, then for real, then remove', () => {
     expect(treeHash(copy)).toBe(once);
     expect(generate(copy, ['remove', 'novels']).status).toBe(0);
     expect(treeHash(copy)).toBe(pristine);
+  });
+});
+
+describe('generate resource: a rule that does not compile', () => {
+  let ruled: string;
+  beforeAll(() => {
+    ruled = copyRepo();
+    // Rules are checked with the built shared library, as `npm run generate` finds it after a build.
+    fs.cpSync(path.resolve(__dirname, '..', '..', 'shared', 'dist'), path.join(ruled, 'shared', 'dist'), { recursive: true });
+  });
+  afterAll(() => {
+    removeCopy(ruled);
+  });
+
+  test.each([
+    [
+      'an unknown field',
+      ['--rule', 'list=titel = "x"'],
+      /novels rule list "titel = "x"": unknown field titel \(fields: title, user\.id, createdAt, updatedAt\) \(at position 1\)/,
+    ],
+    [
+      'a comparison across types',
+      ['--rule', 'read=title = 5'],
+      /novels rule read "title = 5": compares a string with a number \(at position 1\)/,
+    ],
+    [
+      'a field rule on a field that is not there',
+      ['--field-rule', 'secret:read=user.id = @auth.id'],
+      /--field-rule names "secret", which is not a field/,
+    ],
+  ])('when %s, then the message the service would stop with, and nothing written', (_what, args, message) => {
+    const before = treeHash(ruled);
+    const res = generate(ruled, ['resource', 'novels', '--fields', FIELDS, ...args]);
+
+    expect(res.stderr).toMatch(message);
+    expect(res.stderr).toMatch(/Nothing was written/);
+    expect(res.status).toBe(1);
+    expect(treeHash(ruled)).toBe(before);
   });
 });

@@ -23,6 +23,25 @@ const GADGETS = [
   '--search',
   'name,notes,contact',
 ];
+/** A resource with rules and a field rule (docs/api.md, "Rules"), for test/generator/fixtures/memos-rules.test.ts.txt. */
+const MEMOS = [
+  'resource',
+  'memos',
+  '--fields',
+  'title:string:required:max=200,status:enum(draft|published):required,secret:string',
+  '--rule',
+  'list=status = "published" || user.id = @auth.id',
+  '--rule',
+  'read=status = "published" || user.id = @auth.id',
+  '--rule',
+  'update=user.id = @auth.id',
+  '--rule',
+  'delete=user.id = @auth.id || @auth.role = "admin"',
+  '--rule',
+  'create=@request.body.status != "published" || @auth.role = "admin"',
+  '--field-rule',
+  'secret:read=user.id = @auth.id',
+];
 /** What a resource may change outside its folder: the registry, compose, the project references and npm's lock. */
 const SHARED_FILES = ['docker-compose.yml', 'package-lock.json', 'services.json', 'tsconfig.json'];
 /** With the packages installed the generator also makes the swarm stack file again, so the resource joins the fleet. */
@@ -59,7 +78,9 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
     const outside = changedFiles(copy).filter((file) => !file.startsWith(`services${path.sep}volumes${path.sep}`));
 
     expect(outside).toEqual(INSTALLED_SHARED_FILES);
-    expect(fs.readFileSync(path.join(copy, 'deploy', 'swarm', 'stack.yml'), 'utf8')).toMatch(/^ {2}volumes:\n {4}image: \$\{RESTGATE_IMAGE_PREFIX:-\}restgate-volumes:/m);
+    expect(fs.readFileSync(path.join(copy, 'deploy', 'swarm', 'stack.yml'), 'utf8')).toMatch(
+      /^ {2}volumes:\n {4}image: \$\{RESTGATE_IMAGE_PREFIX:-\}restgate-volumes:/m,
+    );
     expect(fs.readFileSync(path.join(copy, 'services', 'volumes', 'src', 'resource.ts'), 'utf8')).toContain(
       "title: { type: 'string', required: true },\n    pages: { type: 'integer' },",
     );
@@ -74,23 +95,29 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
     });
   });
 
-  test('when built, type-checked with its tests and linted (with gadgets beside it), then there is nothing to report', async () => {
+  test('when built, type-checked with its tests and linted (with gadgets and memos beside it), then there is nothing to report', async () => {
     expectSuccess('generate gadgets', generate(copy, GADGETS));
+    // Rules are checked with the built shared library: memos comes after a build.
+    expectSuccess('tsc -b', await runBin(copy, 'tsc', ['-b']));
+    expectSuccess('generate memos', generate(copy, MEMOS));
+    expect(fs.readFileSync(path.join(copy, 'services', 'memos', 'src', 'resource.ts'), 'utf8')).toContain(
+      `secret: { type: 'string', read: 'user.id = @auth.id' },`,
+    );
     const built = await runBin(copy, 'tsc', ['-b']);
     expectSuccess('tsc -b', built);
     // The repository's own check, narrowed to what the generator wrote.
     fs.writeFileSync(
       path.join(copy, 'tsconfig.generated.json'),
-      JSON.stringify({ extends: './tsconfig.check.json', include: ['services/volumes', 'services/gadgets'] }),
+      JSON.stringify({ extends: './tsconfig.check.json', include: ['services/volumes', 'services/gadgets', 'services/memos'] }),
     );
     const [types, lint] = await Promise.all([
       runBin(copy, 'tsc', ['-p', 'tsconfig.generated.json']),
-      runBin(copy, 'eslint', ['services/volumes', 'services/gadgets']),
+      runBin(copy, 'eslint', ['services/volumes', 'services/gadgets', 'services/memos']),
     ]);
 
     expect(fs.existsSync(path.join(copy, 'services', 'volumes', 'dist', 'start.js'))).toBe(true);
     expectSuccess('tsc -p tsconfig.generated.json', types);
-    expectSuccess('eslint services/volumes services/gadgets', lint);
+    expectSuccess('eslint services/volumes services/gadgets services/memos', lint);
   }, 180_000);
 
   test("when the new services' own tests run (npx jest services/volumes services/gadgets), then they all pass", async () => {
@@ -100,7 +127,18 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
     });
 
     expectSuccess('jest services/volumes services/gadgets', res);
-    expect(res.stderr).toMatch(/Test Suites: 22 passed, 22 total/);
+    expect(res.stderr).toMatch(/Test Suites: 24 passed, 24 total/);
+  }, 180_000);
+
+  test("when memos' own tests run, then those of its rules pass, and the level tests of its ruled actions are skipped", async () => {
+    const res = await runBin(copy, 'jest', ['--ci', 'services/memos'], {
+      MONGODB_URL: process.env.MONGODB_URL!,
+      AMQP_URL: process.env.AMQP_URL ?? '',
+    });
+
+    expectSuccess('jest services/memos', res);
+    expect(res.stderr).toMatch(/PASS integration services\/memos\/test\/memo\.rules\.test\.ts/);
+    expect(res.stderr).toMatch(/Tests: {7}\d+ skipped, \d+ passed, \d+ total/);
   }, 180_000);
 
   test('when the stack runs with volumes, then its data API works through the gateway (filters, cursors, count, conditions)', async () => {
@@ -120,11 +158,30 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
     }
   }, 240_000);
 
+  test('when the stack runs with memos, then its rules hold through the gateway (lists, reads, writes, a field rule, the docs)', async () => {
+    const target = path.join(copy, 'test', 'contract', 'memos-rules.test.ts');
+    fs.copyFileSync(path.join(__dirname, 'fixtures', 'memos-rules.test.ts.txt'), target);
+    try {
+      const res = await runBin(copy, 'jest', ['--ci', 'test/contract/memos-rules.test.ts'], {
+        MONGODB_URL: process.env.MONGODB_URL!,
+        AMQP_URL: process.env.AMQP_URL ?? '',
+        REDIS_URL: process.env.REDIS_URL ?? '',
+      });
+
+      expectSuccess('jest test/contract/memos-rules.test.ts', res);
+      expect(res.stderr).toMatch(/Tests: {7}5 passed, 5 total/);
+    } finally {
+      fs.rmSync(target, { force: true });
+    }
+  }, 240_000);
+
   test('when removed again, then the tree is exactly as before', () => {
     fs.rmSync(path.join(copy, 'tsconfig.generated.json'), { force: true });
     fs.rmSync(path.join(copy, 'services', 'volumes', 'dist'), { recursive: true, force: true });
 
     fs.rmSync(path.join(copy, 'services', 'gadgets', 'dist'), { recursive: true, force: true });
+    fs.rmSync(path.join(copy, 'services', 'memos', 'dist'), { recursive: true, force: true });
+    expectSuccess('remove memos', generate(copy, ['remove', 'memos']));
     expectSuccess('remove gadgets', generate(copy, ['remove', 'gadgets']));
     expectSuccess('remove volumes', generate(copy, ['remove', 'volumes']));
 

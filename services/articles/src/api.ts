@@ -4,7 +4,7 @@
  * the compiled `api` (dist/api.js) for its policy table. Data only: nothing here connects or starts.
  */
 import { defineSpec, type ServiceApi } from '@restgate/shared/http';
-import { routeLevel } from '@restgate/shared/resource';
+import { ruleSpec } from '@restgate/shared/resource';
 import {
   articleListingSchema,
   articleParams,
@@ -22,7 +22,8 @@ const notModified = { description: 'Not modified: If-None-Match names the curren
 // The error answers list catalogue entries (./errors): the API docs describe each code with its text.
 const invalid = { errors: [E.validation_failed] };
 const noCredential = { errors: [E.credential_missing, E.invalid_token] };
-const notOwner = { errors: [E.not_owner] };
+// Refusals of an owner preset, and of a rule (resource.ts `rules`, a field's `write`).
+const notOwner = { errors: [E.not_owner, E.rule_denied, E.field_not_writable] };
 const notFound = { errors: [E.article_not_found] };
 const preconditionFailed = { errors: [E.precondition_failed] };
 const IF_MATCH =
@@ -32,7 +33,7 @@ const update = (method: 'put' | 'patch') =>
   defineSpec({
     method,
     path: '/articles/:id',
-    level: routeLevel(articleResource.access.update),
+    ...ruleSpec(articleResource, 'update'),
     summary: 'Update an article (owner or admin); omitted fields stay as they are',
     description: IF_MATCH,
     tags,
@@ -51,16 +52,16 @@ export const articlesApi = {
   createArticle: defineSpec({
     method: 'post',
     path: '/articles',
-    level: routeLevel(articleResource.access.create),
+    ...ruleSpec(articleResource, 'create'),
     summary: 'Create an article owned by the caller',
     tags,
     schemas: { body: createArticleBody },
-    responses: { 201: view, 400: invalid, 401: noCredential, 403: { errors: [E.forbidden] } },
+    responses: { 201: view, 400: invalid, 401: noCredential, 403: { errors: [E.forbidden, E.rule_denied, E.field_not_writable] } },
   }),
   listArticles: defineSpec({
     method: 'get',
     path: '/articles',
-    level: routeLevel(articleResource.access.list),
+    ...ruleSpec(articleResource, 'list'),
     summary: 'List articles: q, filters, page or after, limit, sort, fields, count',
     tags,
     schemas: { query: listArticlesQuery },
@@ -73,7 +74,7 @@ export const articlesApi = {
   getArticle: defineSpec({
     method: 'get',
     path: '/articles/:id',
-    level: routeLevel(articleResource.access.read),
+    ...ruleSpec(articleResource, 'read'),
     summary: 'Get an article',
     description: 'Answers a strong `ETag`; with `If-None-Match` naming it, 304 and no body.',
     tags,
@@ -85,7 +86,7 @@ export const articlesApi = {
   deleteArticle: defineSpec({
     method: 'delete',
     path: '/articles/:id',
-    level: routeLevel(articleResource.access.delete),
+    ...ruleSpec(articleResource, 'delete'),
     summary: 'Delete an article (owner or admin)',
     description: IF_MATCH,
     tags,

@@ -5,10 +5,11 @@ import type { MongoHandle } from '@restgate/shared/data';
 import type { ArticlesConfig } from './config';
 import { createArticleRepository } from './data/article.repository';
 import type { ArticleRepository } from './domain/article.model';
+import { articleGuard } from './domain/article.rules';
 import { articleRoutes } from './http/article.routes';
 
 export interface AppDeps {
-  config: Pick<ArticlesConfig, 'PRINCIPAL_SECRET' | 'BODY_LIMIT' | 'ROUTE_POLICY'>;
+  config: Pick<ArticlesConfig, 'PRINCIPAL_SECRET' | 'BODY_LIMIT' | 'ROUTE_POLICY'> & Partial<Pick<ArticlesConfig, 'NODE_ENV'>>;
   logger: Logger;
   articles: ArticleRepository;
   /** What `/ready` checks: the database. */
@@ -18,7 +19,8 @@ export interface AppDeps {
 /** The articles HTTP app; connects nothing and listens nowhere. */
 export function createApp(deps: AppDeps): Express {
   // The operator's overrides apply here, where the table is mounted, so tests see what production sees.
-  const routes = applyPolicy(articleRoutes({ articles: deps.articles }), deps.config.ROUTE_POLICY) as RouteDef[];
+  const guard = articleGuard(deps.config.NODE_ENV === 'production');
+  const routes = applyPolicy(articleRoutes({ articles: deps.articles, guard }), deps.config.ROUTE_POLICY) as RouteDef[];
   return createHttpApp({
     name: 'articles',
     logger: deps.logger,

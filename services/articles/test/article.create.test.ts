@@ -16,6 +16,7 @@ import {
   shownBody,
   storedBody,
   type Body,
+  describeUnless,
 } from './support/builders';
 import { call, startArticles, type TestService } from './support/harness';
 
@@ -23,7 +24,7 @@ import { call, startArticles, type TestService } from './support/harness';
 const FIRST = REQUIRED[0]!;
 const without = (body: Body, name: string) => Object.fromEntries(Object.entries(body).filter(([key]) => key !== name));
 
-describe('POST /articles', () => {
+describeUnless('create')('POST /articles', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startArticles();

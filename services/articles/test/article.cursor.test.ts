@@ -1,9 +1,9 @@
-import { ACCESS, aMarker, anArticleDoc, callerFor, givenArticles, MARKER_FIELD, type ArticleDoc } from './support/builders';
+import { ACCESS, aMarker, anArticleDoc, callerFor, givenArticles, MARKER_FIELD, type ArticleDoc, describeUnless } from './support/builders';
 import { call, parseLinks, startArticles, type TestService } from './support/harness';
 
 const LISTER = callerFor(ACCESS.list);
 
-describe('GET /articles with after and count', () => {
+describeUnless('list')('GET /articles with after and count', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startArticles();

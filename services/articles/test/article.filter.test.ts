@@ -1,7 +1,18 @@
 import { opsOf } from '@restgate/shared/testing';
 import { filtersOf } from '@restgate/shared/resource';
 import { articleResource } from '../src/resource';
-import { ACCESS, aMarker, anArticleDoc, aUser, callerFor, FIELDS, givenArticles, MARKER_FIELD, type ArticleDoc } from './support/builders';
+import {
+  ACCESS,
+  aMarker,
+  anArticleDoc,
+  aUser,
+  callerFor,
+  FIELDS,
+  givenArticles,
+  MARKER_FIELD,
+  type ArticleDoc,
+  describeUnless,
+} from './support/builders';
 import { call, startArticles, type TestService } from './support/harness';
 
 /**
@@ -42,7 +53,7 @@ const eqParam = (name: string) => (['q', 'page', 'limit', 'sort', 'fields', 'aft
 const asParam = (value: unknown) => (value instanceof Date ? value.toISOString() : String(value));
 const field = (name: string) => (name === 'user' ? 'userId' : name);
 
-describe('GET /articles filters', () => {
+describeUnless('list')('GET /articles filters', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startArticles();

@@ -1,10 +1,10 @@
 import { ObjectId } from 'mongodb';
-import { ACCESS, aUser, callerFor, givenArticle, MASTER, viewOf } from './support/builders';
+import { ACCESS, aUser, callerFor, givenArticle, MASTER, viewOf, describeUnless } from './support/builders';
 import { call, startArticles, type TestService } from './support/harness';
 
 const level = ACCESS.read;
 
-describe('GET /articles/:id', () => {
+describeUnless('read')('GET /articles/:id', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startArticles();

@@ -9,6 +9,7 @@ import {
   SORT_FIELD,
   viewOf,
   type ArticleDoc,
+  describeUnless,
 } from './support/builders';
 import { articleResource } from '../src/resource';
 
@@ -17,7 +18,7 @@ const LISTER = callerFor(ACCESS.list);
 const UNSORTABLE = FIELD_NAMES.find((name) => !(articleResource.sortable as readonly string[]).includes(name));
 import { call, parseLinks, startArticles, type TestService } from './support/harness';
 
-describe('GET /articles', () => {
+describeUnless('list')('GET /articles', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startArticles();

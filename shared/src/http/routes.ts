@@ -89,6 +89,8 @@ export interface RouteDef<B = any, Q = any, P = any> {
    * sign-in), or answers for a token in its URL (a mailed link), and no cache may keep it.
    */
   noStore?: boolean;
+  /** The resource's rule for this route (docs/api.md, "Rules"): the API docs show it, as `x-restgate-rule` and in the description. */
+  rule?: string;
   handler: (input: RouteInput<B, Q, P>) => Promise<RouteResult>;
 }
 

@@ -162,13 +162,16 @@ export function buildOperation(route: RouteDef, components: OpenApiComponents): 
   const operation: OpenApiOperation = {
     operationId: operationId(route.method, route.path),
     summary: route.summary,
-    ...(route.description ? { description: route.description } : {}),
+    ...(route.description || route.rule
+      ? { description: [route.description, route.rule && `Rule: \`${route.rule}\` (docs/api.md, "Rules").`].filter(Boolean).join('\n\n') }
+      : {}),
     tags: route.tags ?? [route.path.split('/').filter(Boolean)[0] ?? 'root'],
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses,
     security: [],
     'x-restgate-level': route.level,
+    ...(route.rule ? { 'x-restgate-rule': route.rule } : {}),
   };
   return applyAccessLevel(addErrorResponses(operation, derived), route.level);
 }

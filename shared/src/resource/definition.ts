@@ -20,6 +20,10 @@ export interface FieldDef {
   filter?: boolean;
   /** An index on it, for filters and sorts on a large collection. */
   index?: boolean;
+  /** A rule (docs/api.md, "Rules"): who sees this field; it is left out of every view for anyone else. */
+  read?: string;
+  /** A rule: who may write this field; anyone else sending it gets 403 `field_not_writable`. */
+  write?: string;
 }
 
 /**
@@ -47,6 +51,8 @@ export interface AnyResourceDefinition {
   sortable: readonly string[];
   defaultSort: string;
   access: ResourceAccess;
+  /** Per action, a rule in place of the `access` level (docs/api.md, "Rules"): a preset or an expression. */
+  rules?: Partial<Record<'list' | 'read' | 'create' | 'update' | 'delete', string>>;
   /** The system fields listings filter on; default all (`user`, `createdAt`, `updatedAt`). */
   systemFilters?: readonly SystemField[];
 }
@@ -65,6 +71,7 @@ export interface ResourceDefinition<F extends Record<string, FieldDef>> extends 
   /** The order without `sort`, e.g. `-createdAt`. */
   defaultSort: string;
   access: ResourceAccess;
+  rules?: Partial<Record<'list' | 'read' | 'create' | 'update' | 'delete', string>>;
   systemFilters?: readonly SystemField[];
 }
 

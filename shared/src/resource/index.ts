@@ -17,3 +17,17 @@ export { assertMayActOn, assertMayTry, assertUser, type UserPrincipal } from './
 export { createResourceRepository, type Listing, type ResourceRepository } from './repository';
 export { filtersOf, lengthBounds, resourceSchemas } from './schemas';
 export { defineView, type Selected } from './view';
+export { compileRule, PRESET_EXPRESSIONS, RULE_LIMITS, RULE_PRESETS, type CompiledRule, type RuleAction, type RuleCaller } from './rules/compile';
+export { RuleError } from './rules/parse';
+export {
+  assertFieldsWritable,
+  compileResourceRules,
+  hiddenFields,
+  refusingClause,
+  RULE_ACTIONS,
+  ruleCaller,
+  ruleRefusal,
+  ruleSpec,
+  type ResourceRules,
+} from './rules/resource-rules';
+export { createRuleGuard, versionInIfMatch, visibleTag, type RuleGuard } from './rules/guard';

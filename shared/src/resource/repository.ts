@@ -17,19 +17,22 @@ export interface Listing<T> extends ListingPage {
 export interface ResourceRepository<M extends { id: string; version: number }> {
   /** Stores a new record at version 1. */
   insert(record: Omit<M, 'id' | 'version'>): Promise<M>;
-  /** Null for an unknown or malformed id. */
-  findById(id: string): Promise<M | null>;
-  /** Rows carry `id` and the fields `query.fields` selects (all when none). */
-  list(query: ListingQuery): Promise<Listing<Selected<M>>>;
+  /** Null for an unknown or malformed id, or one `where` (a rule's filter) does not match. */
+  findById(id: string, where?: Record<string, unknown>): Promise<M | null>;
+  /** Rows carry `id` and the fields `query.fields` selects (all when none); only rows `where` matches. */
+  list(query: ListingQuery, where?: Record<string, unknown>): Promise<Listing<Selected<M>>>;
   /**
    * Sets the given fields (an undefined one is left alone) and the next version; null when the
-   * record is gone, or (with `version`) is no longer at that version: the check and the write are
-   * one operation.
+   * record is gone, or (with `version`) is no longer at that version, or `where` does not match
+   * it: the checks and the write are one operation.
    */
-  update(id: string, changes: Partial<Omit<M, 'id' | 'version'>>, version?: number): Promise<M | null>;
-  /** False when there was nothing to remove (or, with `version`, not at that version). */
-  remove(id: string, version?: number): Promise<boolean>;
+  update(id: string, changes: Partial<Omit<M, 'id' | 'version'>>, version?: number, where?: Record<string, unknown>): Promise<M | null>;
+  /** False when there was nothing to remove (or, with `version`, not at that version; or `where` does not match it). */
+  remove(id: string, version?: number, where?: Record<string, unknown>): Promise<boolean>;
 }
+
+/** `where` (a rule's filter) joined to a record's own conditions, never replacing one of them. */
+const within = (where: Record<string, unknown> | undefined) => (where && Object.keys(where).length > 0 ? { $and: [where] } : {});
 
 type Doc = { _id: ObjectIdType } & Record<string, unknown>;
 
@@ -96,32 +99,36 @@ export function createResourceRepository<M extends { id: string; version: number
       return toModel<M>(doc);
     },
 
-    async findById(id) {
+    async findById(id, where) {
       const _id = parseObjectId(id);
-      const doc = _id && (await collection.findOne({ _id }));
+      const doc = _id && (await collection.findOne({ _id, ...within(where) }));
       return doc ? toModel<M>(doc) : null;
     },
 
-    async list(query) {
-      const { docs, count, next } = await findPage(source, query);
+    async list(query, where) {
+      const { docs, count, next } = await findPage(where ? { ...source, where } : source, query);
       return { rows: docs.map((row) => toModel<Selected<M>>(row)), count, next };
     },
 
-    async update(id, changes, version) {
+    async update(id, changes, version, where) {
       const _id = parseObjectId(id);
       // An absent field must not become null.
       const $set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
       const doc =
         _id &&
-        (await collection.findOneAndUpdate({ _id, ...atVersion(version) }, { $set, $inc: { version: 1 } } as unknown as UpdateFilter<Doc>, {
-          returnDocument: 'after',
-        }));
+        (await collection.findOneAndUpdate(
+          { _id, ...atVersion(version), ...within(where) },
+          { $set, $inc: { version: 1 } } as unknown as UpdateFilter<Doc>,
+          {
+            returnDocument: 'after',
+          },
+        ));
       return doc ? toModel<M>(doc) : null;
     },
 
-    async remove(id, version) {
+    async remove(id, version, where) {
       const _id = parseObjectId(id);
-      return _id !== null && (await collection.deleteOne({ _id, ...atVersion(version) })).deletedCount === 1;
+      return _id !== null && (await collection.deleteOne({ _id, ...atVersion(version), ...within(where) })).deletedCount === 1;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { ApiFieldOf, ModelOf, ResourceRepository, ValuesOf } from '@restgate/shared/resource';
+import type { ApiFieldOf, ModelOf, ResourceRepository, RuleGuard, ValuesOf } from '@restgate/shared/resource';
 import { articleResource } from '../resource';
 
 export { articleResource };
@@ -14,4 +14,6 @@ export type ArticleRepository = ResourceRepository<Article>;
 
 export interface ArticleDeps {
   articles: ArticleRepository;
+  /** The use cases of rule expressions (domain/article.rules.ts). */
+  guard: RuleGuard;
 }

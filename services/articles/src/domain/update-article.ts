@@ -1,10 +1,11 @@
 import { errors, type Principal } from '@restgate/shared';
 import { assertIfMatch, entityTag } from '@restgate/shared/http';
-import { assertMayActOn, assertMayTry } from '@restgate/shared/resource';
+import { assertFieldsWritable, assertMayActOn, assertMayTry, ruleCaller } from '@restgate/shared/resource';
 import { articleErrors } from '../errors';
 import { articleResource } from '../resource';
 import type { Article, ArticleChanges, ArticleDeps } from './article.model';
 import { findArticle } from './get-article';
+import { articleRules } from './article.rules';
 
 export interface UpdateArticleInput {
   id: string;
@@ -16,11 +17,14 @@ export interface UpdateArticleInput {
 }
 
 export async function updateArticle(deps: ArticleDeps, input: UpdateArticleInput): Promise<Article> {
+  if (!articleRules.actions.update.preset) return deps.guard.update(deps.articles, input);
   const level = articleResource.access.update;
   assertMayTry(level, input.principal);
   const article = await findArticle(deps, input.id);
   assertMayActOn(level, input.principal, article.userId);
-  assertIfMatch(input.ifMatch, entityTag(article.id, article.version));
+  assertFieldsWritable(articleRules, input.changes, article, ruleCaller(input.principal));
+  // The tag the caller saw: the plain one, or the one of a view with fields hidden from them.
+  assertIfMatch(input.ifMatch, [entityTag(article.id, article.version), deps.guard.view(article, input.principal).etag]);
   const changes = { ...input.changes, updatedAt: new Date() } as Partial<Omit<Article, 'id' | 'version'>>;
   // With If-Match the write names the version just checked, so a change in between fails it.
   const updated = await deps.articles.update(input.id, changes, input.ifMatch === undefined ? undefined : article.version);

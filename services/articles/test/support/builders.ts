@@ -5,8 +5,9 @@
  */
 import { ObjectId, type Collection } from 'mongodb';
 import type { Principal } from '@restgate/shared';
-import { lengthBounds, type FieldDef } from '@restgate/shared/resource';
+import { lengthBounds, RULE_ACTIONS, type FieldDef } from '@restgate/shared/resource';
 import { uniqueSuffix } from '@restgate/shared/testing';
+import { articleRules } from '../../src/domain/article.rules';
 import { articleResource } from '../../src/resource';
 
 export const FIELDS: Record<string, FieldDef> = articleResource.fields;
@@ -212,3 +213,18 @@ export function callerFor(level: string, owner: UserPrincipal = aUser()): Princi
 export function aCreator(): UserPrincipal {
   return ACCESS.create === 'admin' ? anAdmin() : aUser();
 }
+
+const fieldRules = Object.values(articleRules.fields);
+/**
+ * The actions whose level tests do not apply: those with a rule expression in `resource.ts`, and
+ * reads, lists or writes that field rules change. article.rules.test.ts checks them, from the rules.
+ */
+export const RULED: Record<(typeof RULE_ACTIONS)[number], boolean> = {
+  list: !articleRules.actions.list.preset || fieldRules.some((f) => f.read),
+  read: !articleRules.actions.read.preset || fieldRules.some((f) => f.read),
+  create: !articleRules.actions.create.preset || fieldRules.some((f) => f.write),
+  update: !articleRules.actions.update.preset || fieldRules.some((f) => f.write || f.read),
+  delete: !articleRules.actions.delete.preset || fieldRules.some((f) => f.read),
+};
+/** `describe`, or `describe.skip` when one of `actions` has a rule the level tests do not know. */
+export const describeUnless = (...actions: Array<keyof typeof RULED>) => (actions.some((a) => RULED[a]) ? describe.skip : describe);
