@@ -85,7 +85,8 @@ const comparison: fc.Arbitrary<string> = fc.oneof(
 
 const rule: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
   node: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
+    // At most 16 comparisons and 5 levels: within what the compiler accepts (32 and 8).
+    { depthSize: 'small', maxDepth: 4, withCrossShrink: true },
     comparison,
     fc.tuple(tie('node'), fc.constantFrom('&&', '||'), tie('node')).map(([a, op, b]) => `(${a}) ${op} (${b})`),
     tie('node').map((a) => `!(${a})`),
