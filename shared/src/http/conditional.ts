@@ -13,7 +13,7 @@ export function entityTag(id: string, version: number): string {
 }
 
 /** The tags of an `If-Match` header: `*`, or the list of tags (weak ones never match a strong comparison). */
-function ifMatchTags(header: string | undefined): '*' | string[] | undefined {
+export function ifMatchTags(header: string | undefined): '*' | string[] | undefined {
   if (header === undefined) return undefined;
   const text = header;
   if (text.trim() === '*') return '*';

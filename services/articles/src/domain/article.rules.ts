@@ -10,6 +10,10 @@ import { articleResource } from '../resource';
  */
 export const articleRules = compileResourceRules(articleResource);
 
+/** Field rules, decided once: a read rule is judged on whole records; a write rule also applies on create. */
+export const hasFieldReadRules = Object.values(articleRules.fields).some((field) => field.read);
+export const hasFieldRules = Object.keys(articleRules.fields).length > 0;
+
 /** The use cases of rule expressions; outside production a refusal names the clause that refused. */
 export function articleGuard(production: boolean): RuleGuard {
   return createRuleGuard(articleRules, { production, notFound: () => articleErrors.notFound() });

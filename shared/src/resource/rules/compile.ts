@@ -36,6 +36,9 @@ export interface CompiledRule {
   clause(text: string): CompiledRule;
 }
 
+/** Whether a rule as written is a preset (a level) rather than an expression. */
+export const isPreset = (source: string): source is RulePreset => (RULE_PRESETS as readonly string[]).includes(source);
+
 /** What the presets mean, written in the rule language. */
 export const PRESET_EXPRESSIONS: Record<RulePreset, string> = {
   public: 'true = true',
@@ -80,7 +83,7 @@ const storedField = (path: string) => (path === 'user.id' ? modelField('user') :
  * types, too many clauses or too deep) is a RuleError naming the resource, the action and where.
  */
 export function compileRule(definition: AnyResourceDefinition, action: RuleAction, source: string): CompiledRule {
-  const expression = (RULE_PRESETS as readonly string[]).includes(source) ? PRESET_EXPRESSIONS[source as RulePreset] : source;
+  const expression = isPreset(source) ? PRESET_EXPRESSIONS[source] : source;
   let tree: RuleNode;
   const types = fieldTypes(definition);
   try {

@@ -1,4 +1,5 @@
 import { errors, type AppError } from '../../errors';
+import { entityTag, ifMatchTags } from '../../http/conditional';
 import type { Principal } from '../../principal';
 import type { ListingQuery } from '../../data/listing';
 import { allOf } from '../../data/listing-page';
@@ -39,17 +40,19 @@ export interface RuleGuard {
 
 /** The version an If-Match names for record `id`: undefined for none or `*`, -1 for a tag of something else. */
 export function versionInIfMatch(ifMatch: string | undefined, id: string): number | undefined {
-  if (ifMatch === undefined || ifMatch.trim() === '*') return undefined;
-  for (const [, tag] of ifMatch.matchAll(/(?:^|,)\s*"([^"]*)"/g)) {
-    const match = /^([0-9a-f]{24})\.(\d+)(~[A-Za-z0-9_,]*)?$/.exec(tag ?? '');
+  const tags = ifMatchTags(ifMatch);
+  if (tags === undefined || tags === '*') return undefined;
+  for (const tag of tags) {
+    const match = /^"([0-9a-f]{24})\.(\d+)(~[A-Za-z0-9_,]*)?"$/.exec(tag);
     if (match && match[1] === id) return Number(match[2]);
   }
   return -1;
 }
 
-/** The ETag of what a caller sees: the version, and the fields hidden from them (another view, another tag). */
+/** The ETag of what a caller sees: the record's own tag, marked with the fields hidden from them (another view, another tag). */
 export function visibleTag(id: string, version: number, hidden: readonly string[]): string {
-  return hidden.length === 0 ? `"${id}.${version}"` : `"${id}.${version}~${[...hidden].sort().join(',')}"`;
+  const tag = entityTag(id, version);
+  return hidden.length === 0 ? tag : `${tag.slice(0, -1)}~${[...hidden].sort().join(',')}"`;
 }
 
 export function createRuleGuard(rules: ResourceRules, options: { production: boolean; notFound: () => AppError }): RuleGuard {

@@ -2,7 +2,7 @@ import { errors } from '../../errors';
 import { actsAsAdmin, type Principal } from '../../principal';
 import type { AccessLevel } from '../../http/routes';
 import { routeLevel, type AnyResourceDefinition } from '../definition';
-import { compileRule, RULE_PRESETS, type CompiledRule, type RuleAction, type RuleCaller, type StoredRecord } from './compile';
+import { compileRule, isPreset, type CompiledRule, type RuleAction, type RuleCaller, type StoredRecord } from './compile';
 
 /**
  * A resource's rules, compiled once at start (a fault throws, and the service does not start):
@@ -20,7 +20,7 @@ export function compileResourceRules(definition: AnyResourceDefinition): Resourc
   const actions = {} as ResourceRules['actions'];
   for (const action of RULE_ACTIONS) {
     const source = definition.rules?.[action] ?? definition.access[action];
-    actions[action] = { ...compileRule(definition, action, source), preset: (RULE_PRESETS as readonly string[]).includes(source) };
+    actions[action] = { ...compileRule(definition, action, source), preset: isPreset(source) };
   }
   const fields: ResourceRules['fields'] = {};
   for (const [name, def] of Object.entries(definition.fields)) {
@@ -44,8 +44,7 @@ export function compileResourceRules(definition: AnyResourceDefinition): Resourc
  */
 export function ruleSpec(definition: AnyResourceDefinition, action: RuleAction): { level: AccessLevel; rule: string } {
   const source = definition.rules?.[action] ?? definition.access[action];
-  const preset = (RULE_PRESETS as readonly string[]).includes(source);
-  return { level: preset ? routeLevel(source as Parameters<typeof routeLevel>[0]) : 'public', rule: source };
+  return { level: isPreset(source) ? routeLevel(source) : 'public', rule: source };
 }
 
 /** The caller as rules see it: an admin short of the second factor MFA asks for acts as a user; the master key's role is `master`. */
