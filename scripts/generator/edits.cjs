@@ -69,8 +69,11 @@ function addToCompose(text, c, file) {
     '      <<: *node-env',
     `      PORT: '${c.port}'`,
     '      MONGODB_URL: mongodb://mongo:27017',
+    '      # Change events: the relay publishes them to the `events` exchange.',
+    '      AMQP_URL: amqp://${RABBITMQ_DEFAULT_USER:-restgate}:${RABBITMQ_DEFAULT_PASS:?set RABBITMQ_DEFAULT_PASS in .env (see .env.example)}@rabbitmq:5672',
     '    depends_on:',
     '      mongo: { condition: service_healthy }',
+    '      rabbitmq: { condition: service_healthy }',
   ];
   lines.splice(after.end + 1, 0, ...block);
   // The gateway's lines come before the new block (it is the first service), so its indexes hold.

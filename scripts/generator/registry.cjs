@@ -42,7 +42,7 @@ function entryFor(names, port) {
     portEnv: `${names.upper}_PORT`,
     urlEnv: `${names.upper}_URL`,
     owns: { database: names.plural },
-    secrets: ['PRINCIPAL_SECRET'],
+    secrets: ['PRINCIPAL_SECRET', 'AMQP_URL'],
   };
 }
 

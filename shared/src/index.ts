@@ -29,6 +29,7 @@ export {
 } from './errors';
 export { baseConfigSchema, loadConfig, userTokenConfigKeys, ConfigError, type BaseConfig, type ConfigKeys, type UserTokenConfig } from './config';
 export { createLogger, REDACTED_PATHS, type Logger } from './logger';
+export { currentRequest, runInRequest, type RequestContext } from './request-context';
 export {
   ANONYMOUS,
   PRINCIPAL_HEADER,

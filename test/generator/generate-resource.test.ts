@@ -91,7 +91,7 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
       portEnv: 'VOLUMES_PORT',
       urlEnv: 'VOLUMES_URL',
       owns: { database: 'volumes' },
-      secrets: ['PRINCIPAL_SECRET'],
+      secrets: ['PRINCIPAL_SECRET', 'AMQP_URL'],
     });
   });
 
@@ -127,7 +127,7 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
     });
 
     expectSuccess('jest services/volumes services/gadgets', res);
-    expect(res.stderr).toMatch(/Test Suites: 24 passed, 24 total/);
+    expect(res.stderr).toMatch(/Test Suites: 26 passed, 26 total/);
   }, 180_000);
 
   test("when memos' own tests run, then those of its rules pass, and the level tests of its ruled actions are skipped", async () => {

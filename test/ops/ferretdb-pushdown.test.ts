@@ -13,7 +13,7 @@
  */
 import { MongoClient, ObjectId, type Db, type Document } from 'mongodb';
 import type { ListingQuery, ParsedFilter } from '@restgate/shared/data';
-import { createResourceRepository, defineResource } from '@restgate/shared/resource';
+import { ChangeOutbox, createResourceRepository, defineResource } from '@restgate/shared/resource';
 import { MongoSessionRepository } from '../../services/identity/src/accounts/session.repository';
 import { MongoUserRepository } from '../../services/identity/src/accounts/user.repository';
 import { backing, tempDir, type BackingServer } from './support/processes';
@@ -110,7 +110,7 @@ beforeAll(async () => {
   }
   for (const { db } of sides) {
     await createResourceRepository(db, itemResource, { cursorSecret: 'differential' }).ensureIndexes();
-    await new MongoUserRepository(db, { cursorSecret: 'differential', filters: [] }).ensureIndexes();
+    await new MongoUserRepository(db, { cursorSecret: 'differential', filters: [], events: { outbox: new ChangeOutbox(db) } }).ensureIndexes();
     await new MongoSessionRepository(db).ensureIndexes();
     await db.collection('items').insertMany(Array.from({ length: COUNT }, (_, i) => item(i)));
     await db.collection('users').insertMany(Array.from({ length: 400 }, (_, i) => user(i)));

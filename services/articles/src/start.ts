@@ -1,5 +1,6 @@
 import { runService } from '@restgate/shared';
 import { createMongo, retryUntil } from '@restgate/shared/data';
+import { createAmqp } from '@restgate/shared/messaging';
 import { createArticles } from './app';
 import { configSchema, type ArticlesConfig } from './config';
 
@@ -11,9 +12,17 @@ void runService<ArticlesConfig>({
   schema: configSchema,
   start: async (config, logger) => {
     const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
-    const service = createArticles({ config, logger, mongo });
+    const amqp = createAmqp({ name: NAME, url: config.AMQP_URL, logger });
+    const service = createArticles({ config, logger, mongo, amqp });
     // The database may come up after us: retry for a while, then fail the start loudly.
     await retryUntil(service.ensureIndexes, INDEX_TIMEOUT_MS, logger, 'creating indexes');
-    return { app: service.app, stop: mongo.close };
+    service.start();
+    return {
+      app: service.app,
+      stop: async () => {
+        await service.stop();
+        await mongo.close();
+      },
+    };
   },
 });

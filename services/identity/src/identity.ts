@@ -3,6 +3,7 @@ import { applyPolicy } from '@restgate/shared/http';
 import { createRateLimits, createRedis, type RedisHandle } from '@restgate/shared/limits';
 import { createMongo, retryUntil, type MongoHandle } from '@restgate/shared/data';
 import { createAmqp, type AmqpClient, type AmqpOptions } from '@restgate/shared/messaging';
+import { ChangeOutbox, createChangeRelay, eventsExchangeName, type ChangeRelay, type VersionedCollection } from '@restgate/shared/resource';
 import type { Express } from 'express';
 import { noAbuseLimits, wireAbuseProtection, type AbuseLimits } from './abuse.wiring';
 import { mailExchangeName } from './outbox/mail-exchange';
@@ -53,6 +54,9 @@ export interface Identity {
   amqp: AmqpClient;
   relay: OutboxRelay;
   outbox: OutboxRepository;
+  /** The users.* change events: their outbox, and the relay that publishes them to the `events` exchange. */
+  changes: ChangeOutbox;
+  changeRelay: ChangeRelay;
   /** The periodic clean-up of expired rows (links, outbox leases, sessions). */
   housekeeping: Housekeeping;
   /** The connection that records ended sessions (and carries the abuse limits). */
@@ -83,10 +87,12 @@ export function createIdentity({
   abuseProtection = true,
 }: IdentityWiring): Identity {
   const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
+  const changes = new ChangeOutbox(mongo.db);
   const users = new MongoUserRepository(mongo.db, {
     cursorSecret: config.PRINCIPAL_SECRET,
     filters: USER_FILTERS,
     providerNames: SOCIAL_PROVIDER_NAMES,
+    events: { outbox: changes, onChange: () => changeRelay.wake() },
   });
   const hasher = createPasswordHasher({
     argon2: { memoryKib: config.ARGON2_MEMORY_KIB, iterations: config.ARGON2_ITERATIONS, parallelism: config.ARGON2_PARALLELISM },
@@ -148,6 +154,15 @@ export function createIdentity({
     logger,
     pollMs: config.OUTBOX_POLL_MS,
   });
+  // The users.* change events, on the same broker connection as the mail.
+  const changeRelay = createChangeRelay({
+    amqp,
+    outbox: changes,
+    records: { users: users.collection as unknown as VersionedCollection },
+    exchange: eventsExchangeName(config.TOPOLOGY_PREFIX),
+    logger,
+    pollMs: config.OUTBOX_POLL_MS,
+  });
   const housekeeping = createHousekeeping({
     logger,
     jobs: {
@@ -198,6 +213,8 @@ export function createIdentity({
     amqp,
     relay,
     outbox,
+    changeRelay,
+    changes,
     housekeeping,
     redis,
     abuse,
@@ -215,18 +232,21 @@ export function createIdentity({
         }
       }
       await retryUntil(() => outbox.ensureIndexes(), waitMs, logger, 'creating outbox indexes');
+      await retryUntil(() => changes.ensureIndexes(), waitMs, logger, 'creating change outbox indexes');
     },
     async whenReady(waitMs = 5_000) {
       await redis.whenReady(waitMs);
     },
     start() {
       relay.start();
+      changeRelay.start();
       amqp.start();
       housekeeping.start();
     },
     async stop() {
       await housekeeping.stop();
       await relay.stop();
+      await changeRelay.stop();
       await amqp.stop();
       await hasher.close();
       await redis.close();

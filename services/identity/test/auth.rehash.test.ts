@@ -1,6 +1,7 @@
 import { hashSync } from '@node-rs/argon2';
 import { randomEmail, uniqueSuffix } from '@restgate/shared/testing';
 import bcrypt from 'bcryptjs';
+import { ChangeOutbox } from '@restgate/shared/resource';
 import { ObjectId } from 'mongodb';
 import { MongoUserRepository } from '../src/accounts/user.repository';
 import { USER_FILTERS } from '../src/accounts/user.schemas';
@@ -110,6 +111,7 @@ describe('POST /auth: password hashes of older costs', () => {
     const replaced = await new MongoUserRepository(h.db, {
       cursorSecret: 'rehash-test-cursor-secret',
       filters: USER_FILTERS,
+      events: { outbox: new ChangeOutbox(h.db) },
     }).rehashPassword(user.id, checked, await h.hasher.hash(password));
 
     expect(replaced).toBe(false);

@@ -7,6 +7,7 @@ import { errors, type CatalogueEntry, type FieldError } from '../errors';
 import { CLIENT_ADDRESS_HEADER, verifyClientAddress } from './client-address';
 import { noneMatchHits } from './conditional';
 import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from '../principal';
+import { runInRequest } from '../request-context';
 
 /**
  * Who may call a route.
@@ -327,7 +328,8 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
             return signal;
           },
         };
-        const result = await route.handler(input);
+        // The request's context for what the handler writes (its change events name the request and the actor).
+        const result = await runInRequest({ requestId: input.requestId, principal }, () => route.handler(input));
         const etag = result.headers?.ETag;
         if (
           (req.method === 'GET' || req.method === 'HEAD') &&

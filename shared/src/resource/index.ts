@@ -31,3 +31,4 @@ export {
   type ResourceRules,
 } from './rules/resource-rules';
 export { createRuleGuard, versionInIfMatch, visibleTag, type RuleGuard } from './rules/guard';
+export * from './events';

@@ -7,6 +7,8 @@ import { parseObjectId } from '../data/mongo';
 import { modelField, type AnyResourceDefinition } from './definition';
 import { filtersOf } from './schemas';
 import type { Selected } from './view';
+import type { ChangeOutbox } from './events/outbox';
+import { recordedWrites } from './events/recorded-writes';
 
 /** A listing page as the domain sees it: the rows of one page, the total (unless not counted) and the next cursor. */
 export interface Listing<T> extends ListingPage {
@@ -55,9 +57,26 @@ const dbField = (apiField: string) => (apiField === 'id' ? '_id' : modelField(ap
 export function createResourceRepository<M extends { id: string; version: number }>(
   db: Db,
   definition: AnyResourceDefinition,
-  options: { cursorSecret: string },
+  options: {
+    cursorSecret: string;
+    /**
+     * Change events: each write records its event in this outbox (events/outbox.ts), and
+     * `onChange` runs after it (wake the relay). Without, writes record nothing.
+     */
+    events?: { outbox: ChangeOutbox; onChange?: () => void };
+  },
 ): ResourceRepository<M> & { collection: Collection<Doc>; ensureIndexes(): Promise<void> } {
   const collection = db.collection<Doc>(definition.name);
+  const recorded =
+    options.events &&
+    recordedWrites({
+      resource: definition.name,
+      collection,
+      outbox: options.events.outbox,
+      toRecord: (doc) => toModel(doc),
+      systemFields: ['updatedAt'],
+      onChange: options.events.onChange,
+    });
   const source = {
     collection,
     cursors: createListingCursors(options.cursorSecret, definition.name),
@@ -95,7 +114,8 @@ export function createResourceRepository<M extends { id: string; version: number
 
     async insert(record) {
       const doc = { _id: new ObjectId(), ...record, version: 1 } as Doc;
-      await collection.insertOne(doc);
+      if (recorded) await recorded.insert(doc);
+      else await collection.insertOne(doc);
       return toModel<M>(doc);
     },
 
@@ -114,6 +134,10 @@ export function createResourceRepository<M extends { id: string; version: number
       const _id = parseObjectId(id);
       // An absent field must not become null.
       const $set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+      if (recorded) {
+        const after = _id && (await recorded.update({ _id, ...within(where) }, $set, version));
+        return after ? toModel<M>(after) : null;
+      }
       const doc =
         _id &&
         (await collection.findOneAndUpdate(
@@ -128,6 +152,7 @@ export function createResourceRepository<M extends { id: string; version: number
 
     async remove(id, version, where) {
       const _id = parseObjectId(id);
+      if (recorded) return _id !== null && (await recorded.remove({ _id, ...within(where) }, version));
       return _id !== null && (await collection.deleteOne({ _id, ...atVersion(version), ...within(where) })).deletedCount === 1;
     },
   };

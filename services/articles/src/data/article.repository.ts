@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { createResourceRepository } from '@restgate/shared/resource';
+import { createResourceRepository, type ChangeOutbox } from '@restgate/shared/resource';
 import type { Article } from '../domain/article.model';
 import { articleResource } from '../resource';
 
@@ -7,8 +7,9 @@ export const ARTICLES_COLLECTION = articleResource.name;
 
 /**
  * Articles in the collection of their name, with the indexes the listing and the owner lookup use;
- * listing cursors are signed with a key derived from `cursorSecret`.
+ * listing cursors are signed with a key derived from `cursorSecret`; with `events`, every write
+ * records its change event in the outbox.
  */
-export function createArticleRepository(db: Db, cursorSecret: string) {
-  return createResourceRepository<Article>(db, articleResource, { cursorSecret });
+export function createArticleRepository(db: Db, cursorSecret: string, events?: { outbox: ChangeOutbox; onChange?: () => void }) {
+  return createResourceRepository<Article>(db, articleResource, { cursorSecret, events });
 }

@@ -7,7 +7,8 @@ import {
   type ListingCursors,
   type ListingPage,
 } from '@restgate/shared/data';
-import { ObjectId, type Collection, type Db, type Filter, type UpdateFilter } from 'mongodb';
+import { recordedWrites, type ChangeOutbox, type RecordedWrites } from '@restgate/shared/resource';
+import { ObjectId, type Collection, type Db, type Filter } from 'mongodb';
 import type { NewUser, ProviderLinks, UserChanges, UserPage, UserRepository, UserSummary } from './accounts-deps';
 import type { Role, UserRecord } from './user';
 
@@ -82,9 +83,14 @@ function toSummary(doc: Omit<UserDocument, 'passwordHash'>): UserSummary {
   };
 }
 
-/** The filter of a user at `version` (0: written before versions, no field). */
-const atVersion = (version: number | undefined): Filter<UserDocument> =>
-  version === undefined ? {} : version === 0 ? { version: { $exists: false } } : { version };
+/**
+ * A user as change events carry it: what an admin sees of them (GET /users/:id) and the times,
+ * never the password hash or anything else known of the credentials.
+ */
+function eventRecord(doc: UserDocument) {
+  const { credentialsEpoch: _epoch, createdAt, ...summary } = toSummary(doc);
+  return { ...summary, createdAt, updatedAt: doc.updatedAt };
+}
 
 function toRecord(doc: UserDocument): UserRecord {
   const passwordHash = doc.passwordHash ?? null;
@@ -94,6 +100,10 @@ function toRecord(doc: UserDocument): UserRecord {
 /** Users in MongoDB. Ids go in and out as hex strings; a malformed id finds nothing. */
 export class MongoUserRepository implements UserRepository {
   private readonly users: Collection<UserDocument>;
+  /** The collection, where the change relay sees whether a recorded change happened. */
+  readonly collection: Collection<UserDocument>;
+  /** Every write that makes a new version, with its `users.*` change event. */
+  private readonly writes: RecordedWrites;
   private readonly cursors: ListingCursors;
   private readonly filters: FilterSpec[];
 
@@ -104,8 +114,26 @@ export class MongoUserRepository implements UserRepository {
    * `cursorSecret`. `providerNames`: the providers a user may be linked to (the social feature's
    * list; opaque names to the core), one unique index each.
    */
-  constructor(db: Db, options: { cursorSecret: string; filters: readonly FilterSpec[]; providerNames?: readonly string[] }) {
+  constructor(
+    db: Db,
+    options: {
+      cursorSecret: string;
+      filters: readonly FilterSpec[];
+      providerNames?: readonly string[];
+      /** The change outbox every create, update and delete records its event in; `onChange` runs after each. */
+      events: { outbox: ChangeOutbox; onChange?: () => void };
+    },
+  ) {
     this.users = db.collection<UserDocument>('users');
+    this.collection = this.users;
+    this.writes = recordedWrites({
+      resource: 'users',
+      collection: this.users as unknown as Parameters<typeof recordedWrites>[0]['collection'],
+      outbox: options.events.outbox,
+      toRecord: (doc) => eventRecord(doc as unknown as UserDocument),
+      systemFields: ['updatedAt'],
+      onChange: options.events.onChange,
+    });
     this.cursors = createListingCursors(options.cursorSecret, 'users');
     this.providerNames = options.providerNames ?? [];
     this.filters = storedFilters(options.filters, this.providerNames);
@@ -136,7 +164,7 @@ export class MongoUserRepository implements UserRepository {
       updatedAt: now,
       version: 1,
     };
-    await this.users.insertOne(doc);
+    await this.writes.insert(doc as never);
     return toRecord(doc);
   }
 
@@ -167,12 +195,8 @@ export class MongoUserRepository implements UserRepository {
     if (!_id) return null;
     const field = `providers.${provider}`;
     try {
-      const doc = await this.users.findOneAndUpdate(
-        { _id, [field]: { $exists: false } } as Filter<UserDocument>,
-        { $set: { [field]: providerId, updatedAt: new Date() }, $inc: { version: 1 } } as UpdateFilter<UserDocument>,
-        { returnDocument: 'after' },
-      );
-      return doc ? toRecord(doc) : null;
+      const doc = await this.writes.update({ _id, [field]: { $exists: false } }, { [field]: providerId, updatedAt: new Date() }, undefined);
+      return doc ? toRecord(doc as unknown as UserDocument) : null;
     } catch (err) {
       if (isUniqueViolation(err)) return null;
       throw err;
@@ -190,13 +214,8 @@ export class MongoUserRepository implements UserRepository {
     const { emailVerified, credentialsEpoch, ...fields } = changes;
     const epoch = credentialsEpoch === undefined ? {} : { credentialsChangedAt: new Date(credentialsEpoch) };
     const set = { ...fields, ...epoch, ...verification(emailVerified, now), updatedAt: now };
-    // FerretDB's findAndModify takes no projection, so the whole document comes back.
-    const doc = await this.users.findOneAndUpdate(
-      { _id, ...atVersion(version) },
-      { $set: set, $inc: { version: 1 } },
-      { returnDocument: 'after' },
-    );
-    return doc ? toRecord(doc) : null;
+    const doc = await this.writes.update({ _id }, set, version);
+    return doc ? toRecord(doc as unknown as UserDocument) : null;
   }
 
   /**
@@ -214,8 +233,7 @@ export class MongoUserRepository implements UserRepository {
   async delete(id: string, version?: number): Promise<boolean> {
     const _id = parseObjectId(id);
     if (!_id) return false;
-    const { deletedCount } = await this.users.deleteOne({ _id, ...atVersion(version) });
-    return deletedCount === 1;
+    return this.writes.remove({ _id }, version);
   }
 
   /** One page (`q` over name and e-mail, the filters), the total unless not counted, and the next cursor; no password hashes. */

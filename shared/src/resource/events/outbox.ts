@@ -1,0 +1,138 @@
+import type { Collection, Db } from 'mongodb';
+import { writeUnique } from '../../data/mongo';
+import type { ChangeEvent } from './change-event';
+
+/**
+ * The change outbox. A MongoDB-compatible server without multi-document transactions (FerretDB)
+ * cannot write a record and a second document in one operation, and FerretDB's updates are
+ * read-modify-write, so an outbox entry kept inside the record could be lost to a relay's cleanup
+ * racing a client's write. So the event is written first, as the claim on the record's next
+ * version: the entry's `_id` is `<record id>:<seq>`, and a unique-key insert has one winner. Only
+ * the winner then writes the record (conditioned on the version it read), and the relay publishes
+ * an entry only once the record shows that its change happened; an entry whose change never
+ * happened (the writer failed, or died in between) is voided once it is older than `staleMs`.
+ * No event without its change, no change without its event, and one writer per version.
+ */
+export interface OutboxEntry {
+  /** `<record id>:<seq>`. */
+  _id: string;
+  recordId: string;
+  seq: number;
+  event: ChangeEvent;
+  status: 'pending' | 'published' | 'void';
+  /** Publish attempts so far (a relay's claim counts as one). */
+  attempts: number;
+  /** Not to be tried before this: a back-off, or the lease of the relay that claimed it. */
+  nextAttemptAt: Date;
+  createdAt: Date;
+  doneAt?: Date;
+  claimedBy?: string;
+  lastError?: string;
+}
+
+/** One relay's claim of one attempt of an entry (`<entry id>#<attempts>`): a unique key makes it the only one. */
+interface LeaseDocument {
+  _id: string;
+  owner: string;
+  expiresAt: Date;
+}
+
+export const CHANGE_OUTBOX_COLLECTION = 'outbox_changes';
+const LEASES_COLLECTION = 'outbox_change_leases';
+/** Published and voided entries (and leases) are kept this long, for inspection, then removed. */
+export const OUTBOX_KEEP_MS = 60 * 60_000;
+
+export class ChangeOutbox {
+  readonly entries: Collection<OutboxEntry>;
+  private readonly leases: Collection<LeaseDocument>;
+
+  constructor(db: Db) {
+    this.entries = db.collection<OutboxEntry>(CHANGE_OUTBOX_COLLECTION);
+    this.leases = db.collection<LeaseDocument>(LEASES_COLLECTION);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    // One call per index: FerretDB v1 crashes when a multi-index createIndexes is repeated.
+    await this.entries.createIndex({ status: 1, nextAttemptAt: 1 }, { name: 'due' });
+    await this.entries.createIndex({ recordId: 1, seq: 1 }, { name: 'record_seq' });
+    await this.entries.createIndex({ doneAt: 1 }, { name: 'done' });
+    await this.leases.createIndex({ expiresAt: 1 }, { name: 'lease_expiry' });
+  }
+
+  /** Claims the event's version of its record: false when another writer holds it. */
+  async claim(event: ChangeEvent, now = new Date()): Promise<boolean> {
+    const entry: OutboxEntry = {
+      _id: `${event.recordId}:${event.seq}`,
+      recordId: event.recordId,
+      seq: event.seq,
+      event,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      createdAt: now,
+    };
+    return writeUnique(() => this.entries.insertOne(entry));
+  }
+
+  /** The writer's change did not happen: its claim goes, so that the next writer may have the version. */
+  async abandon(event: ChangeEvent): Promise<void> {
+    await this.entries.deleteOne({ _id: `${event.recordId}:${event.seq}`, 'event.id': event.id, status: 'pending' });
+  }
+
+  /** Due pending entries, oldest first. */
+  async due(limit: number, now = new Date()): Promise<OutboxEntry[]> {
+    return this.entries
+      .find({ status: 'pending', nextAttemptAt: { $lte: now } })
+      .sort({ nextAttemptAt: 1, createdAt: 1 })
+      .limit(limit)
+      .toArray();
+  }
+
+  /**
+   * Takes this attempt of `entry` for `leaseMs`: a unique lease insert picks one relay, which
+   * alone then moves the entry past the lease. False when another relay has it, or it changed.
+   */
+  async lease(entry: OutboxEntry, owner: string, leaseMs: number, now = new Date()): Promise<boolean> {
+    const lease = { _id: `${entry._id}#${entry.attempts}`, owner, expiresAt: new Date(now.getTime() + OUTBOX_KEEP_MS) };
+    if (!(await writeUnique(() => this.leases.insertOne(lease)))) return false;
+    const { modifiedCount } = await this.entries.updateOne(
+      { _id: entry._id, status: 'pending', attempts: entry.attempts },
+      { $set: { nextAttemptAt: new Date(now.getTime() + leaseMs), claimedBy: owner }, $inc: { attempts: 1 } },
+    );
+    return modifiedCount === 1;
+  }
+
+  /** True while an earlier change of the same record waits: events of a record go out in order. */
+  async hasEarlierPending(entry: OutboxEntry): Promise<boolean> {
+    return (await this.entries.countDocuments({ recordId: entry.recordId, seq: { $lt: entry.seq }, status: 'pending' }, { limit: 1 })) > 0;
+  }
+
+  /** True when a later change of the record was claimed (so this one was made before it). */
+  async hasLater(entry: OutboxEntry): Promise<boolean> {
+    return (await this.entries.countDocuments({ recordId: entry.recordId, seq: { $gt: entry.seq } }, { limit: 1 })) > 0;
+  }
+
+  async finish(entry: OutboxEntry, status: 'published' | 'void', now = new Date()): Promise<void> {
+    await this.entries.updateOne({ _id: entry._id, status: 'pending' }, { $set: { status, doneAt: now } });
+  }
+
+  /** Gives an entry back, to be tried again at `retryAt`. */
+  async release(entry: OutboxEntry, owner: string, retryAt: Date, error?: string): Promise<void> {
+    await this.entries.updateOne(
+      { _id: entry._id, status: 'pending', claimedBy: owner },
+      { $set: { nextAttemptAt: retryAt, ...(error ? { lastError: error.slice(0, 500) } : {}) } },
+    );
+  }
+
+  async pendingCount(): Promise<number> {
+    return this.entries.countDocuments({ status: 'pending' });
+  }
+
+  /** Removes entries done for longer than OUTBOX_KEEP_MS, and expired leases. */
+  async purge(now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - OUTBOX_KEEP_MS);
+    const { deletedCount } = await this.entries.deleteMany({ status: { $in: ['published', 'void'] }, doneAt: { $lte: before } });
+    await this.leases.deleteMany({ expiresAt: { $lte: now } });
+    return deletedCount;
+  }
+}
