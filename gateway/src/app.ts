@@ -8,6 +8,7 @@ import {
   httpObserver,
   isOperationsRequest,
   isStopping,
+  onStopping,
   OPERATIONS_PATHS,
   operationsAnswerer,
   PROBLEM_CONTENT_TYPE,
@@ -28,6 +29,7 @@ import { createUpstreamProxies, upstreamReadiness, type UpstreamAgents, type Ups
 import { createGatewayLimits } from './rate-limit';
 import { NO_CONTENT_TYPE, readBody } from './request-body';
 import { createRequestPath, splitUrl } from './request-path';
+import { addRealtimeToDocument, mountRealtime, realtimeRefusal, type Realtime } from './realtime';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -42,6 +44,8 @@ export interface GatewayDeps {
   redis?: RedisHandle;
   /** Ended sessions (createRevocationList on `redis`); without it, tokens of ended sessions are not refused. */
   revocations?: RevocationList;
+  /** Event streams (createRealtime); without it there is no /realtime. */
+  realtime?: Realtime;
   metrics?: Metrics;
 }
 
@@ -67,6 +71,7 @@ export function createApp({
   agents,
   redis,
   revocations,
+  realtime,
   metrics = createMetrics(),
 }: GatewayDeps): GatewayApp {
   const unrouted = [...new Set(routes.map((row) => row.upstream))].filter((name) => !upstreams[name]);
@@ -119,7 +124,10 @@ export function createApp({
     principalSecret: config.PRINCIPAL_SECRET,
   });
 
-  const refusal = (req: IncomingMessage) => policy.refusal(req.method ?? 'GET', splitUrl(req.url ?? '/').path);
+  const refusal = (req: IncomingMessage) => {
+    const { path } = splitUrl(req.url ?? '/');
+    return (realtime && realtimeRefusal(req.method ?? 'GET', path)) || policy.refusal(req.method ?? 'GET', path);
+  };
   const app = gatewayFastify({ logger, redact, metrics, refusal });
 
   // `/health`, `/ready`, `/metrics` as every service answers them (shared's operations.ts), every
@@ -140,7 +148,31 @@ export function createApp({
       },
     });
   }
-  mountDocs(app, { upstreams, policy: table, logger, timeoutMs: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000) });
+  mountDocs(app, {
+    upstreams,
+    policy: table,
+    logger,
+    timeoutMs: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000),
+    extend: realtime ? (doc) => addRealtimeToDocument(doc, [...realtime.resources.keys()]) : undefined,
+  });
+  if (realtime) {
+    mountRealtime(
+      app,
+      {
+        hub: realtime.hub,
+        resources: realtime.resources,
+        limits: realtime.limits,
+        tickets: realtime.tickets,
+        authenticate,
+        mfaRequiredRoles,
+        clientAddress,
+        bodyOf: readBody(config.BODY_LIMIT),
+        revocations,
+        app: () => gateway,
+      },
+      realtime.settings,
+    );
+  }
 
   const cors = corsFor(config.CORS_ORIGINS);
   if (cors) void app.register(fastifyCors, cors);
@@ -155,6 +187,8 @@ export function createApp({
   app.setNotFoundHandler(refuse);
 
   const gateway = asListener(app, logger);
+  // A stopping replica ends its streams at once, with `reconnect`: clients move to another first.
+  if (realtime) onStopping(gateway, () => realtime.hub.drain());
   return gateway;
 }
 

@@ -3,6 +3,7 @@ import { createRedis, createRevocationList } from '@restgate/shared/limits';
 import { createApp } from './app';
 import { gatewayConfigSchema } from './config';
 import { policyRowsFrom } from './policy';
+import { createRealtime } from './realtime';
 import { createAgents, destroyAgents, upstreamUrls } from './proxy';
 import { readRegistry, routedServices } from './registry';
 import { loadServiceApis } from './service-apis';
@@ -21,9 +22,13 @@ void runService({
     // Ended sessions, kept in memory and fresh through Redis pub/sub (see shared/src/limits/revocations.ts).
     const revocations = createRevocationList({ redis: redis.client, prefix: config.REDIS_KEY_PREFIX, logger });
     await revocations.whenLoaded(5_000);
+    // Event streams: the change events from the broker, through the window in Redis.
+    const realtime = createRealtime({ config, logger, redis, services, revocations });
+    await realtime?.start();
     return {
-      app: createApp({ config, logger, routes, upstreams, agents, redis, revocations, metrics }),
+      app: createApp({ config, logger, routes, upstreams, agents, redis, revocations, realtime, metrics }),
       stop: async () => {
+        await realtime?.stop();
         await destroyAgents(agents);
         await revocations.close();
         await redis.close();

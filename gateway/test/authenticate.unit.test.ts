@@ -41,6 +41,7 @@ function listOf(ended: { sessions?: string[]; users?: Array<[string, number]> },
     loaded: () => loaded,
     whenLoaded: async () => loaded,
     size: () => 0,
+    onAdded: () => () => undefined,
     close: async () => {},
   };
 }

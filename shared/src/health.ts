@@ -11,7 +11,16 @@ const stoppingApps = new WeakSet<object>();
 
 /** Makes `/ready` of `app` answer 503 `stopping` from now on (called when a graceful stop begins). */
 export function markStopping(app: object): void {
+  if (stoppingApps.has(app)) return;
   stoppingApps.add(app);
+  for (const listener of stoppingListeners.get(app) ?? []) listener();
+}
+
+const stoppingListeners = new WeakMap<object, Array<() => void>>();
+
+/** Runs `listener` when a graceful stop of `app` begins (long-lived answers such as event streams end then). */
+export function onStopping(app: object, listener: () => void): void {
+  stoppingListeners.set(app, [...(stoppingListeners.get(app) ?? []), listener]);
 }
 
 /** Whether a graceful stop of `app` has begun (markStopping). */

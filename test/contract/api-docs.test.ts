@@ -14,6 +14,7 @@ import path from 'node:path';
 import { openApiPath, type OpenApiDocument, type OpenApiOperation } from '@restgate/shared/openapi';
 import { findOperation, validateOpenApiDocument } from '@restgate/shared/testing';
 import { POLICY_ROWS as POLICY_TABLE } from '../../gateway/test/support/routes';
+import { realtimeApi } from '../../gateway/src/realtime/api';
 import { aSignedInUser } from '../support/actors';
 import { CHROMIUM, launchChromium } from '../support/browser';
 import { client, type Client, type Reply } from '../support/http';
@@ -64,7 +65,8 @@ describe('GET /openapi.json', () => {
   });
 
   test("when compared with the gateway's policy table, then its operations are exactly the table's rows, each at the row's level and from the row's service", () => {
-    const fromTable = POLICY_TABLE.map((row) => ({
+    // The table's rows, and the routes the gateway serves itself (realtime).
+    const fromTable = [...POLICY_TABLE, ...Object.values(realtimeApi).map((spec) => ({ ...spec, upstream: 'gateway' }))].map((row) => ({
       key: `${row.method.toUpperCase()} ${openApiPath(row.path)}`,
       level: row.level,
       upstream: row.upstream,

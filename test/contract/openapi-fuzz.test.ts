@@ -31,6 +31,13 @@ const SEED = 17;
 const CREDENTIAL_ENDING = ['DELETE /auth/session', 'DELETE /users/{id}/sessions', 'PUT /users/{id}/password', 'PUT /users/me/password'];
 
 /**
+ * An answer that does not end: a valid GET /realtime is an event stream, which the fuzzer would
+ * wait on until its request timeout. Its bad input (topics, tickets, limits) is covered by
+ * test/contract/realtime.test.ts; its PATCH and the tickets are fuzzed here.
+ */
+const STREAMING = ['GET /realtime'];
+
+/**
  * schemathesis's negative-data check counts only some 4xx as a refusal; a body over BODY_LIMIT
  * that also breaks a field rule is refused before its fields are read, with the 413 every
  * operation with a body documents; a query string past the server's 16 kB of headers (many long
@@ -226,7 +233,11 @@ run('schemathesis against the stack', () => {
   test('when schemathesis fuzzes every operation as a user, then it reports no failure', async () => {
     const user = await aSignedInUser(client(stack.url), stack);
 
-    await expectNoFailure({ label: 'user', credentials: { userToken: user.token, basic: { user: user.user.email, password: user.user.password } }, except: CREDENTIAL_ENDING });
+    await expectNoFailure({
+      label: 'user',
+      credentials: { userToken: user.token, basic: { user: user.user.email, password: user.user.password } },
+      except: [...CREDENTIAL_ENDING, ...STREAMING],
+    });
   }, 900_000);
 
   test('when schemathesis fuzzes every operation with the master key, then it reports no failure', async () => {
@@ -235,7 +246,7 @@ run('schemathesis against the stack', () => {
     await expectNoFailure({
       label: 'master',
       credentials: { masterKey: stack.secrets.MASTER_KEY, basic: { user: user.user.email, password: user.user.password } },
-      except: CREDENTIAL_ENDING,
+      except: [...CREDENTIAL_ENDING, ...STREAMING],
     });
   }, 900_000);
 

@@ -13,6 +13,8 @@ export interface OpenApiSourceOptions {
   /** How long a merged document is served before the parts are fetched again. */
   cacheMs?: number;
   fetch?: typeof fetch;
+  /** Adds what the gateway serves itself (the realtime routes) to each merged document. */
+  extend?: (doc: OpenApiDocument) => void;
 }
 
 export interface OpenApiSource {
@@ -65,6 +67,7 @@ export function createOpenApiSource(options: OpenApiSourceOptions): OpenApiSourc
     });
     if (Object.keys(parts).length === 0) throw errors.unavailable('No service could describe its routes. Try again shortly.');
     const doc = mergeOpenApi(parts, options.policy, { missing });
+    options.extend?.(doc);
     cached = { doc, until: Date.now() + (missing.length ? Math.min(cacheMs, INCOMPLETE_CACHE_MS) : cacheMs) };
     return doc;
   }

@@ -29,7 +29,7 @@ export { errorExplainer, PROBLEM_CONTENT_TYPE, toProblem } from './problem';
 export { REQUEST_ID_HEADER } from './request-id';
 export { requestIdOf, requestLog, requestTracker } from './access-log';
 export { listen, type RunningServer } from './server';
-export { isStopping, readiness } from '../health';
+export { isStopping, onStopping, readiness } from '../health';
 export { operationsAnswerer, type OperationsAnswer, type OperationsAnswerer } from './operations';
 export { httpObserver, labelRoute, mayReadMetrics, type MetricsAccess } from '../metrics';
 export { parseAuthorization, singleCredential, type Authorization, type PresentedToken } from './credentials';

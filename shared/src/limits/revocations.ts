@@ -60,6 +60,8 @@ export interface RevocationList {
   whenLoaded(timeoutMs: number): Promise<boolean>;
   /** Entries held (sessions + users), for metrics and tests. */
   size(): number;
+  /** Calls `listener` after each new entry arrives (`member`: `s:<session>` or `u:<user>:…`); returns the unsubscribe. */
+  onAdded(listener: (member: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export function createRevocationList(options: { redis: Redis; prefix: string; lo
   const users = new Map<string, Array<[number, number, string | undefined]>>();
   let isLoaded = false;
   const waiters = new Set<() => void>();
+  const listeners = new Set<(member: string) => void>();
 
   const add = (member: string, until: number) => {
     if (member.startsWith('s:')) {
@@ -108,7 +111,11 @@ export function createRevocationList(options: { redis: Redis; prefix: string; lo
   subscriber.on('message', (_channel: string, message: string) => {
     const space = message.indexOf(' ');
     const until = Number(message.slice(0, space));
-    if (space > 0 && Number.isFinite(until)) add(message.slice(space + 1), until);
+    if (space > 0 && Number.isFinite(until)) {
+      const member = message.slice(space + 1);
+      add(member, until);
+      for (const listener of listeners) listener(member);
+    }
   });
 
   let loading: Promise<void> | undefined;
@@ -166,6 +173,10 @@ export function createRevocationList(options: { redis: Redis; prefix: string; lo
         waiters.add(wake);
       }),
     size: () => sessions.size + users.size,
+    onAdded(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     async close() {
       clearInterval(timer);
       try {

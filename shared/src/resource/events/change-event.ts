@@ -34,6 +34,11 @@ export interface ChangeEvent<R extends Record<string, unknown> = Record<string, 
   record: R;
   /** The fields an update changed (empty for a create or a delete). */
   changed: string[];
+  /**
+   * An update: the values before it of every field it changed, system fields included (a field
+   * it set that was unset before is null), so `{ ...record, ...previous }` is the record before.
+   */
+  previous?: Record<string, unknown>;
 }
 
 /** The exchange change events are published to (a prefix keeps parallel tests apart). */
@@ -58,6 +63,7 @@ export function changeEvent(
   seq: number,
   changed: string[] = [],
   now = new Date(),
+  previous?: Record<string, unknown>,
 ): ChangeEvent {
   const request = currentRequest();
   return {
@@ -71,6 +77,7 @@ export function changeEvent(
     actor: actorOf(request?.principal),
     record: plainRecord(record),
     changed,
+    ...(previous ? { previous: plainRecord(previous) } : {}),
   };
 }
 

@@ -84,9 +84,11 @@ export function recordedWrites(options: RecordedWritesOptions) {
     update(filter: Record<string, unknown>, $set: Record<string, unknown>, expected: number | undefined): Promise<Doc | null> {
       return change(filter, expected, (doc, version) => {
         const after = { ...doc, ...$set, version: version + 1 } as Doc;
+        const before = toRecord(doc);
         const record = toRecord(after);
-        const changed = changedFields(toRecord(doc), record, ['version', ...options.systemFields]);
-        const event = changeEvent(resource, 'updated', record, version + 1, changed);
+        const changed = changedFields(before, record, ['version', ...options.systemFields]);
+        const previous = Object.fromEntries(changedFields(before, record, ['version']).map((key) => [key, before[key] ?? null]));
+        const event = changeEvent(resource, 'updated', record, version + 1, changed, new Date(), previous);
         const write = async () =>
           (await collection.updateOne({ _id: doc._id, ...atVersion(version) }, { $set: { ...$set, version: version + 1 } }))
             .matchedCount === 1;
