@@ -18,7 +18,8 @@
 //
 // Traffic goes to 127.0.0.1 only; every phase is bounded by --seconds, and the hop, the floors and
 // the sign-in flood each follow WARM_UP_SECONDS of the same load, not measured. --only 2 (or 1,3) runs
-// some of the six parts (6: bench/lib/rules.cjs, what a rule costs a list page and a read); part 5 (bench/lib/embedded-db.cjs: the embedded database at
+// some of the seven parts (6: bench/lib/rules.cjs, what a rule costs a list page and a read; 7:
+// bench/lib/realtime.cjs, 10,000 idle event streams and the fan-out of writes to 1,000 of them); part 5 (bench/lib/embedded-db.cjs: the embedded database at
 // --embedded-rows 10000,100000, the stack's FerretDB against FerretDB's own, p50 of
 // --embedded-samples 15 and --embedded-stock-samples 3) takes its own two stacks, and many minutes; --profile <dir> has the gateway, identity and articles write CPU profiles
 // there (open them in Chrome DevTools, or summarise them with bench/profile-top.cjs), from
@@ -34,6 +35,7 @@ const { startBenchStack } = require('./lib/bench-stack.cjs');
 const { embeddedDatabase } = require('./lib/embedded-db.cjs');
 const { startMonolith } = require('./lib/monolith.cjs');
 const { ruleCost } = require('./lib/rules.cjs');
+const { realtimeBench } = require('./lib/realtime.cjs');
 const { FLOORS, cpuMicros, startFloor } = require('./lib/floors.cjs');
 const { pacedP50 } = require('./lib/http.cjs');
 const { randomBytes } = require('node:crypto');
@@ -384,6 +386,9 @@ async function ownStack(cleanups, profileDir) {
       // from one address pass the back-off's 5 free failures: 429s, not throughput.
       PASSWORD_BACKOFF_FREE_FAILURES: '1000',
       HASH_QUEUE_MAX: '64',
+      // Part 7 holds 10,000 streams from this one address, on one gateway.
+      REALTIME_MAX_STREAMS_PER_ADDRESS: '20000',
+      MAX_CONNECTIONS: '20000',
     },
     // --profile <dir>: the gateway and the services write V8 CPU profiles there when they stop.
     serviceEnv: profileDir
@@ -868,6 +873,21 @@ async function main() {
     }
     // (6) what a rule costs a read: 10,000 records, half readable
     if (part(6)) await ruleCost({ mongoUrl: stack.mongoUrl, samples: numberOption('rule-samples', 60, 10_000), log, row });
+
+    // (7) realtime through one gateway: idle streams, fan-out, where the curve bends, the floor
+    if (part(7)) {
+      await realtimeBench({
+        gateway: stack.gateway,
+        pid: stack.pids.gateway,
+        token,
+        seconds,
+        idle: numberOption('realtime-idle', 10_000, 19_000),
+        fan: numberOption('realtime-streams', 1_000, 10_000),
+        rate: numberOption('realtime-rate', 20, 1_000),
+        log,
+        row,
+      });
+    }
 
     // (5) the embedded database at 10,000 and 100,000 articles: the stack's FerretDB against
     // FerretDB's own, each in a stack of its own.

@@ -31,6 +31,8 @@ const HIGH_LIMITS = {
   RATE_LIMIT_SIGN_UP: '1000000/60',
   RATE_LIMIT_REFRESH: '1000000/60',
   RATE_LIMIT_PASSWORD_RESETS: '1000000/60',
+  // Scenario 7 holds 200 event streams from this one address.
+  REALTIME_MAX_STREAMS_PER_ADDRESS: '1000',
 };
 
 async function main() {

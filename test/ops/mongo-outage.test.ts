@@ -23,7 +23,8 @@ beforeAll(async () => {
   articles = await startProcess({
     name: 'articles',
     dir: 'services/articles',
-    env: { MONGODB_URL: mongo.url, MONGODB_DB: 'articles_outage', PRINCIPAL_SECRET: aSecret() },
+    // Its change events wait in the outbox: no broker is needed here.
+    env: { MONGODB_URL: mongo.url, MONGODB_DB: 'articles_outage', PRINCIPAL_SECRET: aSecret(), AMQP_URL: 'amqp://127.0.0.1:1' },
     logDir: work.dir,
   });
 }, 120_000);

@@ -23,6 +23,7 @@ test('when SIGTERM comes while the service waits for its database, then it exits
       PORT: String(await backing.freePort()),
       PRINCIPAL_SECRET: aSecret(),
       MONGODB_URL: `mongodb://127.0.0.1:${deadPort}/`,
+      AMQP_URL: `amqp://127.0.0.1:${deadPort}`,
     },
     stdio: ['ignore', out, out],
   });

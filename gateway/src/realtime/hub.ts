@@ -293,8 +293,10 @@ export function createHub(options: HubOptions) {
         }
         if (reset) for (const resource of stream.positions.keys()) stream.positions.set(resource, tail.get(resource) ?? '0-0');
       }
-      write(stream, `retry: 2000\n${frame('connected', { connectionId: stream.id, topics: input.topics.map(topicText) })}`);
-      if (reset) write(stream, frame('reset', {}, positionsText(stream.positions)));
+      // With the positions it starts from: a client cut before its first change resumes from here.
+      const where = positionsText(stream.positions);
+      write(stream, `retry: 2000\n${frame('connected', { connectionId: stream.id, topics: input.topics.map(topicText) }, where)}`);
+      if (reset) write(stream, frame('reset', {}, where));
       if (input.expiresAt !== undefined) {
         stream.expiry = setTimeout(() => end(stream, 'expired'), Math.max(0, input.expiresAt - Date.now()));
       }

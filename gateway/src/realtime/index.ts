@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from '@restgate/shared';
 import { createAmqp } from '@restgate/shared/messaging';
 import type { RedisHandle, RevocationList } from '@restgate/shared/limits';
@@ -55,7 +57,7 @@ export function createRealtime(input: {
     amqp,
     window,
     exchange: eventsExchangeName(config.TOPOLOGY_PREFIX),
-    queue: `${config.TOPOLOGY_PREFIX}realtime`,
+    queue: `${config.TOPOLOGY_PREFIX}realtime.${hostname()}.${process.pid}.${randomBytes(3).toString('hex')}`,
     logger,
   });
   // Blocking reads need a connection of their own; it may queue commands while it reconnects.

@@ -12,7 +12,7 @@ export interface IntakeOptions {
   window: EventWindow;
   /** The `events` topic exchange. */
   exchange: string;
-  /** The gateways' queue (one for all replicas). */
+  /** This replica's queue. */
   queue: string;
   logger: Logger;
 }
@@ -21,13 +21,16 @@ export interface IntakeOptions {
 const PREFETCH = 100;
 /** While Redis refuses, an event goes back to the queue after this pause (not in a tight loop). */
 const REQUEUE_DELAY_MS = 500;
+/** A replica's queue outlives its replica by this much (a restart gets a queue of its own). */
+const QUEUE_EXPIRES_MS = 10 * 60_000;
 
 /**
- * Feeds the realtime window from the `events` exchange. The queue is durable and quorum (it
- * survives a broker restart and a node's loss) and has a single active consumer: whichever
- * replica the broker picks appends every event, in the order the relays published them, and
- * another takes over when it goes. An event is acknowledged once it is in the window: at least
- * once, and the window drops a copy by its record's sequence.
+ * Feeds the realtime window from the `events` exchange. Each replica consumes from a queue of its
+ * own, bound to every event: durable and quorum, so it survives a broker restart and a node's
+ * loss, and expiring `QUEUE_EXPIRES_MS` after its replica is gone. Every replica appends every
+ * event; the window keeps the first copy of each (record, sequence), so one replica frozen or
+ * killed delays nothing, and a replica that starts late serves resumes from the window all the
+ * same. An event is acknowledged once it is in the window: at least once.
  */
 export function createIntake({ amqp, window, exchange, queue, logger }: IntakeOptions) {
   const log = logger.child({ component: 'realtime-intake' });
@@ -61,7 +64,7 @@ export function createIntake({ amqp, window, exchange, queue, logger }: IntakeOp
     start() {
       amqp.onReady(async (channel) => {
         await channel.assertExchange(exchange, 'topic', { durable: true });
-        await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-single-active-consumer': true } });
+        await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-expires': QUEUE_EXPIRES_MS } });
         await channel.bindQueue(queue, exchange, '#');
         await channel.prefetch(PREFETCH);
         // One at a time, in delivery order: a chain of appends.
