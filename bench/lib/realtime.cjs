@@ -207,6 +207,8 @@ async function realtimeBench(o) {
       `floor (bare SSE server, same clients): ${f1(bare.p50)} / ${f1(bare.p99)}, ${bare.expected - bare.delivered} lost; target ≤ 25 / 250, 0`,
     );
     let bend;
+    let floorBend;
+    const floorWrite = (at) => post(floor.url, '/', { title: `rt ${at}` });
     for (let rate = o.rate * 2; rate <= 640 && !bend; rate *= 2) {
       const run = await fanOut({
         base: o.gateway,
@@ -216,16 +218,23 @@ async function realtimeBench(o) {
         seconds: o.seconds,
         write,
       });
-      o.log(`realtime: ${rate} writes/s → p50 ${f1(run.p50)} p99 ${f1(run.p99)} ms, ${run.expected - run.delivered} lost`);
+      const base = await fanOut({ base: floor.url, streamPath: '/', streams: o.fan, rate, seconds: o.seconds, write: floorWrite });
+      o.log(`realtime: ${rate} writes/s → p50 ${f1(run.p50)} p99 ${f1(run.p99)} ms (floor ${f1(base.p50)} / ${f1(base.p99)})`);
       o.row(
         '7 realtime',
         `${rate} writes/s to ${o.fan} streams: p50 / p99 ms, lost`,
-        `${f1(run.p50)} / ${f1(run.p99)}`,
-        `${run.expected - run.delivered} of ${run.expected}`,
+        `${f1(run.p50)} / ${f1(run.p99)}, ${run.expected - run.delivered} of ${run.expected}`,
+        `floor ${f1(base.p50)} / ${f1(base.p99)}, ${base.expected - base.delivered} lost`,
       );
       if (!(run.p99 <= 1000) || run.delivered < run.expected) bend = rate;
+      if (!floorBend && (!(base.p99 <= 1000) || base.delivered < base.expected)) floorBend = rate;
     }
-    o.row('7 realtime', 'writes/s at which p99 passes 1 s (or deliveries are lost)', bend ? `**${bend}**` : '> 640');
+    o.row(
+      '7 realtime',
+      'writes/s at which p99 passes 1 s (or deliveries are lost)',
+      bend ? `**${bend}**` : '> 640',
+      `floor: ${floorBend ?? 'not reached'}`,
+    );
   } finally {
     await floor.close();
     postAgent.destroy();

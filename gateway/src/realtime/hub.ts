@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { errors, type Logger, type Principal } from '@restgate/shared';
+import { actsAsAdmin, errors, type Logger, type Principal } from '@restgate/shared';
 import type { RevocationList } from '@restgate/shared/limits';
 import type { ResourceAccess } from './access';
 import { scopeOf, type Topic } from './topics';
@@ -129,12 +129,20 @@ export function createHub(options: HubOptions) {
     for (const resource of [...stream.positions.keys()]) if (!names.has(resource)) stream.positions.delete(resource);
   }
 
-  /** The frame of `entry` for this stream's reader, or null when their rules show them nothing of it. */
-  function frameFor(stream: Stream, entry: WindowEntry): string | null {
+  /**
+   * The event and data lines of `entry` for this stream's reader, or null when their rules show
+   * them nothing of it. Readers the rules cannot tell apart (the same caller, the same scope) get
+   * the same lines: made once per entry, whatever the number of streams.
+   */
+  function bodyFor(stream: Stream, entry: WindowEntry): string | null {
     const { event } = entry;
     const scope = scopeOf(stream.topics, entry.resource, event.recordId);
     const access = resources.get(entry.resource);
     if (!scope || !access) return null;
+    const key = `${scope}|${callerKey(stream.principal)}`;
+    const cache = (entry.bodies ??= new Map());
+    const cached = cache.get(key);
+    if (cached !== undefined) return cached;
     const change = event.type.slice(event.type.lastIndexOf('.') + 1);
     let type = event.type;
     let view = access.view(event.record, stream.principal, scope);
@@ -143,10 +151,14 @@ export function createHub(options: HubOptions) {
       view = access.view({ ...event.record, ...event.previous }, stream.principal, scope);
       type = `${entry.resource}.deleted`;
     }
-    if (!view) return null;
-    const shown = view;
-    const changed = type.endsWith('.deleted') ? [] : event.changed.filter((name) => name in shown);
-    return frame(type, { id: event.id, record: view, changed, at: event.at, requestId: event.requestId }, positionsText(stream.positions));
+    let body: string | null = null;
+    if (view) {
+      const shown = view;
+      const changed = type.endsWith('.deleted') ? [] : event.changed.filter((name) => name in shown);
+      body = frame(type, { id: event.id, record: view, changed, at: event.at, requestId: event.requestId });
+    }
+    cache.set(key, body);
+    return body;
   }
 
   function deliver(stream: Stream, entry: WindowEntry, resuming = false) {
@@ -158,8 +170,8 @@ export function createHub(options: HubOptions) {
     const at = stream.positions.get(entry.resource);
     if (at === undefined || comparePositions(entry.position, at) <= 0) return;
     stream.positions.set(entry.resource, entry.position);
-    const text = frameFor(stream, entry);
-    if (text) write(stream, text);
+    const body = bodyFor(stream, entry);
+    if (body) write(stream, `id: ${positionsText(stream.positions)}\n${body}`);
   }
 
   /** Sends what the window holds after the stream's positions, then what the tail brought meanwhile. */
@@ -188,7 +200,14 @@ export function createHub(options: HubOptions) {
     while (!stopped) {
       try {
         const entries = await window.read(tail, TAIL_BLOCK_MS, options.reader);
-        for (const entry of entries) for (const stream of watching.get(entry.resource) ?? []) deliver(stream, entry);
+        // Per stream, everything this read brought in one write (corked), not one per event.
+        const reached = new Set<Stream>();
+        for (const entry of entries) for (const stream of watching.get(entry.resource) ?? []) reached.add(stream);
+        for (const stream of reached) {
+          stream.res.cork();
+          for (const entry of entries) if (stream.positions.has(entry.resource)) deliver(stream, entry);
+          stream.res.uncork();
+        }
       } catch (err) {
         if (stopped) break;
         log.warn({ err: (err as Error).message }, 'realtime: reading the window failed; trying again');
@@ -334,6 +353,12 @@ export function createHub(options: HubOptions) {
 }
 
 export type Hub = ReturnType<typeof createHub>;
+
+/** What the rules know of a reader: readers with the same key see the same of every record. */
+function callerKey(principal: Principal): string {
+  if (principal.kind !== 'user') return principal.kind;
+  return `${principal.id}|${actsAsAdmin(principal) ? 'admin' : 'user'}|${(principal.amr ?? []).join(',')}`;
+}
 
 export const topicText = (topic: Topic) => (topic.recordId ? `${topic.resource}/${topic.recordId}` : topic.resource);
 

@@ -13,6 +13,8 @@ export interface WindowEntry {
   /** The stream entry id. */
   position: string;
   event: ChangeEvent;
+  /** The frames made of it so far, by what the readers' rules know of them (the hub's cache). */
+  bodies?: Map<string, string | null>;
 }
 
 export interface WindowOptions {

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { writeUnique } from '../../data/mongo';
+import { isDuplicateKeyError, writeUnique } from '../../data/mongo';
 import type { ChangeEvent } from './change-event';
 
 /**
@@ -10,7 +10,8 @@ import type { ChangeEvent } from './change-event';
  * version: the entry's `_id` is `<record id>:<seq>`, and a unique-key insert has one winner. Only
  * the winner then writes the record (conditioned on the version it read), and the relay publishes
  * an entry only once the record shows that its change happened; an entry whose change never
- * happened (the writer failed, or died in between) is voided once it is older than `staleMs`.
+ * happened (the writer failed, or died in between) is voided (removed, freeing the version) once
+ * it is older than `staleMs`.
  * No event without its change, no change without its event, and one writer per version.
  */
 export interface OutboxEntry {
@@ -19,7 +20,7 @@ export interface OutboxEntry {
   recordId: string;
   seq: number;
   event: ChangeEvent;
-  status: 'pending' | 'published' | 'void';
+  status: 'pending' | 'published';
   /** Publish attempts so far (a relay's claim counts as one). */
   attempts: number;
   /** Not to be tried before this: a back-off, or the lease of the relay that claimed it. */
@@ -39,7 +40,7 @@ interface LeaseDocument {
 
 export const CHANGE_OUTBOX_COLLECTION = 'outbox_changes';
 const LEASES_COLLECTION = 'outbox_change_leases';
-/** Published and voided entries (and leases) are kept this long, for inspection, then removed. */
+/** Published entries (and leases) are kept this long, for inspection, then removed. */
 export const OUTBOX_KEEP_MS = 60 * 60_000;
 
 export class ChangeOutbox {
@@ -89,31 +90,60 @@ export class ChangeOutbox {
   }
 
   /**
-   * Takes this attempt of `entry` for `leaseMs`: a unique lease insert picks one relay, which
-   * alone then moves the entry past the lease. False when another relay has it, or it changed.
+   * Takes this attempt of each of `entries` for `leaseMs` (as `lease`, in three calls for the
+   * batch): the entries whose lease this relay won.
    */
-  async lease(entry: OutboxEntry, owner: string, leaseMs: number, now = new Date()): Promise<boolean> {
-    const lease = { _id: `${entry._id}#${entry.attempts}`, owner, expiresAt: new Date(now.getTime() + OUTBOX_KEEP_MS) };
-    if (!(await writeUnique(() => this.leases.insertOne(lease)))) return false;
-    const { modifiedCount } = await this.entries.updateOne(
-      { _id: entry._id, status: 'pending', attempts: entry.attempts },
-      { $set: { nextAttemptAt: new Date(now.getTime() + leaseMs), claimedBy: owner }, $inc: { attempts: 1 } },
+  async leaseAll(entries: OutboxEntry[], owner: string, leaseMs: number, now = new Date()): Promise<OutboxEntry[]> {
+    if (entries.length === 0) return [];
+    const expiresAt = new Date(now.getTime() + OUTBOX_KEEP_MS);
+    const leases = entries.map((entry) => ({ _id: `${entry._id}#${entry.attempts}`, owner, expiresAt }));
+    try {
+      await this.leases.insertMany(leases, { ordered: false });
+    } catch (err) {
+      // Another relay's lease of some of them: which ones are ours is read below.
+      const writeErrors = (err as { writeErrors?: unknown[] }).writeErrors;
+      if (!isDuplicateKeyError(err) && !(Array.isArray(writeErrors) && writeErrors.every(isDuplicateKeyError))) throw err;
+    }
+    // Which leases are ours: another relay's insert of the same id won there.
+    const ours = new Set(
+      (await this.leases.find({ _id: { $in: leases.map((l) => l._id) }, owner }, { projection: { _id: 1 } }).toArray()).map((l) => l._id),
     );
-    return modifiedCount === 1;
+    const won = entries.filter((entry) => ours.has(`${entry._id}#${entry.attempts}`));
+    if (won.length > 0) {
+      await this.entries.updateMany(
+        { _id: { $in: won.map((e) => e._id) }, status: 'pending' },
+        { $set: { nextAttemptAt: new Date(now.getTime() + leaseMs), claimedBy: owner }, $inc: { attempts: 1 } },
+      );
+    }
+    return won.map((entry) => ({ ...entry, attempts: entry.attempts + 1 }));
   }
 
-  /** True while an earlier change of the same record waits: events of a record go out in order. */
-  async hasEarlierPending(entry: OutboxEntry): Promise<boolean> {
-    return (await this.entries.countDocuments({ recordId: entry.recordId, seq: { $lt: entry.seq }, status: 'pending' }, { limit: 1 })) > 0;
+  /** Of the records named, the pending entries and the later claims: what ordering and outcomes need, in two reads. */
+  async around(entries: OutboxEntry[]): Promise<{ pending: Map<string, number[]>; latest: Map<string, number> }> {
+    const recordIds = [...new Set(entries.map((e) => e.recordId))];
+    const rows = await this.entries.find({ recordId: { $in: recordIds } }, { projection: { recordId: 1, seq: 1, status: 1 } }).toArray();
+    const pending = new Map<string, number[]>();
+    const latest = new Map<string, number>();
+    for (const row of rows) {
+      latest.set(row.recordId, Math.max(latest.get(row.recordId) ?? 0, row.seq));
+      if (row.status === 'pending') pending.set(row.recordId, [...(pending.get(row.recordId) ?? []), row.seq]);
+    }
+    return { pending, latest };
   }
 
-  /** True when a later change of the record was claimed (so this one was made before it). */
-  async hasLater(entry: OutboxEntry): Promise<boolean> {
-    return (await this.entries.countDocuments({ recordId: entry.recordId, seq: { $gt: entry.seq } }, { limit: 1 })) > 0;
+  async publishedAll(ids: string[], now = new Date()): Promise<void> {
+    if (ids.length > 0)
+      await this.entries.updateMany({ _id: { $in: ids }, status: 'pending' }, { $set: { status: 'published', doneAt: now } });
   }
 
-  async finish(entry: OutboxEntry, status: 'published' | 'void', now = new Date()): Promise<void> {
-    await this.entries.updateOne({ _id: entry._id, status: 'pending' }, { $set: { status, doneAt: now } });
+  /** Claims whose change never happened: removed, so that the next writer of the record may claim the version. */
+  async voidAll(ids: string[]): Promise<void> {
+    if (ids.length > 0) await this.entries.deleteMany({ _id: { $in: ids }, status: 'pending' });
+  }
+
+  async releaseAll(ids: string[], owner: string, retryAt: Date): Promise<void> {
+    if (ids.length > 0)
+      await this.entries.updateMany({ _id: { $in: ids }, status: 'pending', claimedBy: owner }, { $set: { nextAttemptAt: retryAt } });
   }
 
   /** Gives an entry back, to be tried again at `retryAt`. */
@@ -128,10 +158,10 @@ export class ChangeOutbox {
     return this.entries.countDocuments({ status: 'pending' });
   }
 
-  /** Removes entries done for longer than OUTBOX_KEEP_MS, and expired leases. */
+  /** Removes entries published longer than OUTBOX_KEEP_MS ago, and expired leases. */
   async purge(now = new Date()): Promise<number> {
     const before = new Date(now.getTime() - OUTBOX_KEEP_MS);
-    const { deletedCount } = await this.entries.deleteMany({ status: { $in: ['published', 'void'] }, doneAt: { $lte: before } });
+    const { deletedCount } = await this.entries.deleteMany({ status: 'published', doneAt: { $lte: before } });
     await this.leases.deleteMany({ expiresAt: { $lte: now } });
     return deletedCount;
   }

@@ -35,8 +35,8 @@ export interface ChangeRelay {
   backlog(): Promise<number>;
 }
 
-/** Entries looked at per pass. */
-const BATCH = 50;
+/** Entries looked at per batch. */
+const BATCH = 100;
 /** An entry whose change is not visible yet (its write is in flight) is looked at again after this. */
 const NOT_YET_MS = 200;
 const BACKOFF_MIN_MS = 1_000;
@@ -65,66 +65,103 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
   let loop: Promise<void> | undefined;
   let lastPurge = 0;
 
-  /** Whether the change of `entry` is in the record: yes, not yet, or never (its writer failed). */
-  async function outcome(entry: OutboxEntry): Promise<'happened' | 'not-yet' | 'never'> {
-    const records = options.records[entry.event.resource];
-    if (!records) return 'never';
-    const id = ObjectId.isValid(entry.recordId) ? new ObjectId(entry.recordId) : null;
-    const doc = id && (await records.findOne({ _id: id }, { projection: { version: 1 } }));
-    const deleted = entry.event.type.endsWith('.deleted');
-    // A version is claimed only by a writer that read the one before: a later claim means this change was made.
-    const happened = doc ? !deleted && (doc.version ?? 0) >= entry.seq : deleted || (await outbox.hasLater(entry));
-    if (happened) return 'happened';
-    return Date.now() - entry.createdAt.getTime() > staleMs ? 'never' : 'not-yet';
+  /**
+   * Whether the change of each entry is in its record: yes, not yet, or never (its writer failed).
+   * A version is claimed only by a writer that read the one before, so a later claim of the record
+   * means this change was made; a delete was made when the record is gone.
+   */
+  async function outcomes(entries: OutboxEntry[], latest: Map<string, number>): Promise<Map<string, 'happened' | 'not-yet' | 'never'>> {
+    const versions = new Map<string, number>();
+    const byResource = new Map<string, ObjectId[]>();
+    for (const entry of entries) {
+      if (!ObjectId.isValid(entry.recordId)) continue;
+      byResource.set(entry.event.resource, [...(byResource.get(entry.event.resource) ?? []), new ObjectId(entry.recordId)]);
+    }
+    for (const [resource, ids] of byResource) {
+      const records = options.records[resource];
+      if (!records) continue;
+      for (const doc of await records.find({ _id: { $in: ids } }, { projection: { version: 1 } }).toArray()) {
+        versions.set(doc._id.toHexString(), doc.version ?? 0);
+      }
+    }
+    const result = new Map<string, 'happened' | 'not-yet' | 'never'>();
+    for (const entry of entries) {
+      const version = versions.get(entry.recordId);
+      const deleted = entry.event.type.endsWith('.deleted');
+      const later = (latest.get(entry.recordId) ?? 0) > entry.seq;
+      const happened = version !== undefined ? !deleted && version >= entry.seq : deleted || later;
+      result.set(entry._id, happened ? 'happened' : Date.now() - entry.createdAt.getTime() > staleMs ? 'never' : 'not-yet');
+    }
+    return result;
   }
 
-  /** Publishes one leased entry; false when the broker went away (end the pass). */
-  async function relay(entry: OutboxEntry): Promise<boolean> {
-    const meta = { eventId: entry.event.id, type: entry.event.type, requestId: entry.event.requestId };
-    if (await outbox.hasEarlierPending(entry)) {
-      await outbox.release(entry, owner, new Date(Date.now() + NOT_YET_MS));
-      return true;
+  /**
+   * One batch: lease the due entries, decide each (in a few reads for the whole batch), publish
+   * the ready ones in order, their confirms awaited together, and mark them. False when the broker
+   * went away.
+   */
+  async function relayBatch(due: OutboxEntry[]): Promise<{ leased: number; connected: boolean }> {
+    const leased = await outbox.leaseAll(due, owner, leaseMs);
+    if (leased.length === 0) return { leased: 0, connected: true };
+    const { pending, latest } = await outbox.around(leased);
+    const inBatch = new Set(leased.map((e) => e._id));
+    // An entry waits while an earlier change of its record is pending elsewhere (another relay's,
+    // or not due yet): a record's events go out in order.
+    const waiting = leased.filter((e) =>
+      (pending.get(e.recordId) ?? []).some((seq) => seq < e.seq && !inBatch.has(`${e.recordId}:${seq}`)),
+    );
+    const candidates = leased.filter((e) => !waiting.includes(e)).sort((a, b) => a.seq - b.seq);
+    const seen = await outcomes(candidates, latest);
+    // Within the batch too: after a change of a record that has not shown yet, its later ones wait.
+    const blocked = new Set<string>();
+    for (const entry of candidates) {
+      if (blocked.has(entry.recordId)) seen.set(entry._id, 'not-yet');
+      else if (seen.get(entry._id) === 'not-yet') blocked.add(entry.recordId);
     }
-    const seen = await outcome(entry);
-    if (seen === 'never') {
-      await outbox.finish(entry, 'void');
-      log.info(meta, 'change event voided: its change never happened');
-      return true;
-    }
-    if (seen === 'not-yet') {
-      await outbox.release(entry, owner, new Date(Date.now() + NOT_YET_MS));
-      return true;
-    }
-    try {
-      await amqp.publishRaw(exchange, entry.event.type, Buffer.from(JSON.stringify(entry.event)), {
-        messageId: entry.event.id,
-        type: entry.event.type,
-        contentType: 'application/json',
-        headers: { 'x-request-id': entry.event.requestId },
-        // A topic nobody listens to drops the event: consumers bind durable queues of their own.
-        mandatory: false,
-      });
-    } catch (err) {
+    const never = candidates.filter((e) => seen.get(e._id) === 'never');
+    const notYet = candidates.filter((e) => seen.get(e._id) === 'not-yet');
+    const ready = candidates.filter((e) => seen.get(e._id) === 'happened').sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    await outbox.voidAll(never.map((e) => e._id));
+    for (const entry of never)
+      log.info({ eventId: entry.event.id, type: entry.event.type }, 'change event voided: its change never happened');
+    await outbox.releaseAll(
+      [...waiting, ...notYet].map((e) => e._id),
+      owner,
+      new Date(Date.now() + NOT_YET_MS),
+    );
+    // Published on one confirm channel, in order; the confirms come back together.
+    const results = await Promise.allSettled(ready.map((entry) => publish(entry)));
+    const published = ready.filter((_, i) => results[i]!.status === 'fulfilled');
+    await outbox.publishedAll(published.map((e) => e._id));
+    let connected = true;
+    for (const [i, result] of results.entries()) {
+      if (result.status === 'fulfilled') continue;
+      const entry = ready[i]!;
+      const err = result.reason as Error;
       const disconnected = err instanceof PublishError && err.failure === 'disconnected';
-      await outbox.release(entry, owner, new Date(Date.now() + (disconnected ? 0 : backoff(entry.attempts))), (err as Error).message);
-      log.warn({ ...meta, err: (err as Error).message }, 'publishing a change event failed; will retry');
-      return !disconnected;
+      if (disconnected) connected = false;
+      await outbox.release(entry, owner, new Date(Date.now() + (disconnected ? 0 : backoff(entry.attempts))), err.message);
+      log.warn({ eventId: entry.event.id, type: entry.event.type, err: err.message }, 'publishing a change event failed; will retry');
     }
-    await outbox.finish(entry, 'published');
-    log.debug(meta, 'change event published');
-    return true;
+    return { leased: leased.length, connected };
+  }
+
+  function publish(entry: OutboxEntry): Promise<void> {
+    return amqp.publishRaw(exchange, entry.event.type, Buffer.from(JSON.stringify(entry.event)), {
+      messageId: entry.event.id,
+      type: entry.event.type,
+      contentType: 'application/json',
+      headers: { 'x-request-id': entry.event.requestId },
+      // A topic nobody listens to drops the event: consumers bind durable queues of their own.
+      mandatory: false,
+    });
   }
 
   async function pass(): Promise<void> {
     while (!stopped && amqp.isConnected()) {
       const due = await outbox.due(BATCH);
-      let leased = 0;
-      for (const entry of due) {
-        if (stopped || !(await outbox.lease(entry, owner, leaseMs))) continue;
-        leased += 1;
-        if (!(await relay({ ...entry, attempts: entry.attempts + 1 }))) return;
-      }
-      if (due.length < BATCH || leased === 0) break;
+      const { leased, connected } = await relayBatch(due);
+      if (!connected || due.length < BATCH || leased === 0) break;
     }
     if (Date.now() - lastPurge > PURGE_EVERY_MS) {
       lastPurge = Date.now();
