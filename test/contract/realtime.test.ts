@@ -3,7 +3,7 @@
  * allow; resume with Last-Event-ID on another gateway replica; tickets; revocation; limits.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { aSignedInUser, anArticle } from '../support/actors';
+import { aSignedInUser, aToken, anArticle } from '../support/actors';
 import { openStream, type OpenedStream } from '../support/event-stream';
 import { client, type Client } from '../support/http';
 import { startTestStack, type ExtraGateway, type TestStack } from '../support/stack';
@@ -144,6 +144,17 @@ describe('GET /realtime: credentials, tickets and sessions', () => {
     expect((await api.request('DELETE', '/auth/session', { bearer: user.token })).status).toBe(204);
     await mine.waitFor((frames) => frames.some((f) => f.type === 'revoked'), 5_000);
     expect(mine.frames.find((f) => f.type === 'revoked')!.at - loggedOutAt).toBeLessThan(1_000);
+  });
+
+  test('a stream ends with event: expired when the token it was opened with expires', async () => {
+    const user = await aSignedInUser(api, stack);
+    const nearlyExpired = aToken(stack, user.id, { exp: Math.floor(Date.now() / 1000) + 2 });
+    const mine = stream({ topics: 'users/me' }, nearlyExpired);
+    await connected(mine);
+    await mine.waitFor((frames) => frames.some((f) => f.type === 'expired'), 5_000);
+    // Its reconnect with the same token is refused: the client gets a fresh one and resumes.
+    await sleep(2_500);
+    expect(mine.frames.filter((f) => f.type === 'connected')).toHaveLength(1);
   });
 
   test('PATCH /realtime/:id changes the topics of an open stream', async () => {
