@@ -3,11 +3,13 @@
  * a listing, errors, a password reset read back from Mailpit, social login refused, and /ready.
  * Every response is checked for its status and body, and the side effects through the API.
  */
+import { EventSource } from 'eventsource';
 import { aUser, anArticle } from '../support/actors';
 import { expectListing } from '../support/replies';
 import { articleView, authResult, expectProblem, expectShape, userFullView } from '../support/shapes';
 import {
   api,
+  gatewayUrl,
   eventually,
   mailText,
   mailsWithSubject,
@@ -163,5 +165,28 @@ describe('social login and readiness', () => {
     expect(Object.values(ready.body.checks ?? {}).every((c) => c === 'up')).toBe(true);
     expect(health.status).toBe(200);
     expect(health.body).toEqual({ status: 'ok' });
+  });
+});
+
+describe('realtime through the containers', () => {
+  test('an event stream of articles gets the created event of an article made through the gateway (compose wires the broker to articles and the gateway)', async () => {
+    const { user } = await signedUp();
+    const token = (await signIn(user)).body.token as string;
+    const created: string[] = [];
+    const source = new EventSource(`${gatewayUrl}/realtime?topics=articles`);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        source.addEventListener('connected', () => resolve());
+        source.onerror = () => reject(new Error('the stream did not open'));
+      });
+      source.addEventListener('articles.created', (event) =>
+        created.push((JSON.parse(event.data) as { record: { id: string } }).record.id),
+      );
+      const article = await api.post('/articles', { form: { ...anArticle(), access_token: token } });
+      expect(article.status).toBe(201);
+      await eventually('the created event on the stream', async () => (created.includes(article.body.id) ? true : undefined), 15_000, 100);
+    } finally {
+      source.close();
+    }
   });
 });

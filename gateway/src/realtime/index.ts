@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '@restgate/shared';
 import { createAmqp } from '@restgate/shared/messaging';
@@ -57,7 +56,9 @@ export function createRealtime(input: {
     amqp,
     window,
     exchange: eventsExchangeName(config.TOPOLOGY_PREFIX),
-    queue: `${config.TOPOLOGY_PREFIX}realtime.${hostname()}.${process.pid}.${randomBytes(3).toString('hex')}`,
+    // Named after the host: a process restarted in the same container takes its queue over (and
+    // what waited in it); a replica on a new host gets a queue of its own, and the old one expires.
+    queue: `${config.TOPOLOGY_PREFIX}realtime.${hostname()}`,
     logger,
   });
   // Blocking reads need a connection of their own; it may queue commands while it reconnects.

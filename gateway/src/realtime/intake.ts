@@ -12,7 +12,7 @@ export interface IntakeOptions {
   window: EventWindow;
   /** The `events` topic exchange. */
   exchange: string;
-  /** This replica's queue. */
+  /** This replica's queue (its host's). */
   queue: string;
   logger: Logger;
 }
@@ -21,16 +21,17 @@ export interface IntakeOptions {
 const PREFETCH = 100;
 /** While Redis refuses, an event goes back to the queue after this pause (not in a tight loop). */
 const REQUEUE_DELAY_MS = 500;
-/** A replica's queue outlives its replica by this much (a restart gets a queue of its own). */
+/** A host's queue outlives its last consumer by this much (a restart in the same container takes it over). */
 const QUEUE_EXPIRES_MS = 10 * 60_000;
 
 /**
  * Feeds the realtime window from the `events` exchange. Each replica consumes from a queue of its
- * own, bound to every event: durable and quorum, so it survives a broker restart and a node's
- * loss, and expiring `QUEUE_EXPIRES_MS` after its replica is gone. Every replica appends every
- * event; the window keeps the first copy of each (record, sequence), so one replica frozen or
+ * host's, bound to every event: durable and quorum, so it survives a broker restart and a node's
+ * loss, and expiring `QUEUE_EXPIRES_MS` after the last consumer is gone. Every replica appends
+ * every event; the window keeps the first copy of each (record, sequence), so one replica frozen or
  * killed delays nothing, and a replica that starts late serves resumes from the window all the
- * same. An event is acknowledged once it is in the window: at least once.
+ * same. (Two processes on one host share the queue: each event reaches one of them, which is
+ * enough, the window being shared.) An event is acknowledged once it is in the window: at least once.
  */
 export function createIntake({ amqp, window, exchange, queue, logger }: IntakeOptions) {
   const log = logger.child({ component: 'realtime-intake' });
