@@ -40,8 +40,18 @@ export function createStreamLimits(options: { redis: Redis; prefix: string; perP
   const held = new Map<string, string[]>();
   const refresh = setInterval(() => {
     const until = Date.now() + REGISTRATION_TTL_MS;
+    // One ZADD per set, with every stream of this replica in it (10,000 anonymous streams from one
+    // address: one command, not 10,000).
+    const members = new Map<string, Array<string | number>>();
+    for (const [id, keys] of held) {
+      for (const key of keys) {
+        const scored = members.get(key) ?? [];
+        scored.push(until, id);
+        members.set(key, scored);
+      }
+    }
     const pipeline = redis.pipeline();
-    for (const [id, keys] of held) for (const key of keys) pipeline.zadd(key, 'XX', until, id);
+    for (const [key, scored] of members) pipeline.zadd(key, 'XX', ...scored);
     pipeline.exec().catch(() => undefined);
   }, REFRESH_EVERY_MS);
   refresh.unref();

@@ -49,7 +49,7 @@ export interface ArticlesDeps {
 export function createArticles({ config, logger, mongo, amqp }: ArticlesDeps) {
   const outbox = new ChangeOutbox(mongo.db);
   let relay: ChangeRelay | undefined;
-  const articles = createArticleRepository(mongo.db, config.PRINCIPAL_SECRET, { outbox, onChange: () => relay?.wake() });
+  const articles = createArticleRepository(mongo.db, config.PRINCIPAL_SECRET, { outbox, onChange: (entry) => relay?.offer(entry) });
   if (amqp) {
     relay = createChangeRelay({
       amqp,

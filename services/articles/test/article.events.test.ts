@@ -108,7 +108,7 @@ describe(`${NAME}: the change outbox`, () => {
     const ghost = { id: new ObjectId().toHexString(), [FIELD]: 'never stored' };
     const event = changeEvent(NAME, 'created', ghost, 1, [], new Date());
     // Claimed 20 s ago: past the relay's 10 s, so the relay decides at once.
-    expect(await outbox.claim(event, new Date(Date.now() - 20_000))).toBe(true);
+    expect(await outbox.claim(event, new Date(Date.now() - 20_000))).not.toBeNull();
     const until = Date.now() + 10_000;
     let entry = await outbox.entries.findOne({ _id: `${ghost.id}:1` });
     while (entry && Date.now() < until) {
@@ -117,7 +117,7 @@ describe(`${NAME}: the change outbox`, () => {
     }
     // Voided: removed, so that the version is free for the next writer.
     expect(entry).toBeNull();
-    expect(await outbox.claim(changeEvent(NAME, 'created', ghost, 1))).toBe(true);
+    expect(await outbox.claim(changeEvent(NAME, 'created', ghost, 1))).not.toBeNull();
     await outbox.entries.deleteOne({ _id: `${ghost.id}:1` });
     await sleep(300);
     expect(received.filter((e) => e.recordId === ghost.id)).toEqual([]);

@@ -92,7 +92,7 @@ export function createIdentity({
     cursorSecret: config.PRINCIPAL_SECRET,
     filters: USER_FILTERS,
     providerNames: SOCIAL_PROVIDER_NAMES,
-    events: { outbox: changes, onChange: () => changeRelay.wake() },
+    events: { outbox: changes, onChange: (entry) => changeRelay.offer(entry) },
   });
   const hasher = createPasswordHasher({
     argon2: { memoryKib: config.ARGON2_MEMORY_KIB, iterations: config.ARGON2_ITERATIONS, parallelism: config.ARGON2_PARALLELISM },

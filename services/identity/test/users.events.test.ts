@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 async function eventsOf(recordId: string, count: number) {
-  const until = Date.now() + 10_000;
+  const until = Date.now() + 20_000;
   while (received.filter((e) => e.recordId === recordId).length < count && Date.now() < until) await sleep(25);
   return received.filter((e) => e.recordId === recordId);
 }

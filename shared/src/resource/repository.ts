@@ -7,7 +7,7 @@ import { parseObjectId } from '../data/mongo';
 import { modelField, type AnyResourceDefinition } from './definition';
 import { filtersOf } from './schemas';
 import type { Selected } from './view';
-import type { ChangeOutbox } from './events/outbox';
+import type { ChangeOutbox, OutboxEntry } from './events/outbox';
 import { recordedWrites } from './events/recorded-writes';
 
 /** A listing page as the domain sees it: the rows of one page, the total (unless not counted) and the next cursor. */
@@ -61,9 +61,9 @@ export function createResourceRepository<M extends { id: string; version: number
     cursorSecret: string;
     /**
      * Change events: each write records its event in this outbox (events/outbox.ts), and
-     * `onChange` runs after it (wake the relay). Without, writes record nothing.
+     * `onChange` gets its entry after the write (the relay's `offer`). Without, writes record nothing.
      */
-    events?: { outbox: ChangeOutbox; onChange?: () => void };
+    events?: { outbox: ChangeOutbox; onChange?: (entry: OutboxEntry) => void };
   },
 ): ResourceRepository<M> & { collection: Collection<Doc>; ensureIndexes(): Promise<void> } {
   const collection = db.collection<Doc>(definition.name);

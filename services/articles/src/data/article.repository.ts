@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { createResourceRepository, type ChangeOutbox } from '@restgate/shared/resource';
+import { createResourceRepository, type ChangeOutbox, type OutboxEntry } from '@restgate/shared/resource';
 import type { Article } from '../domain/article.model';
 import { articleResource } from '../resource';
 
@@ -10,6 +10,10 @@ export const ARTICLES_COLLECTION = articleResource.name;
  * listing cursors are signed with a key derived from `cursorSecret`; with `events`, every write
  * records its change event in the outbox.
  */
-export function createArticleRepository(db: Db, cursorSecret: string, events?: { outbox: ChangeOutbox; onChange?: () => void }) {
+export function createArticleRepository(
+  db: Db,
+  cursorSecret: string,
+  events?: { outbox: ChangeOutbox; onChange?: (entry: OutboxEntry) => void },
+) {
   return createResourceRepository<Article>(db, articleResource, { cursorSecret, events });
 }

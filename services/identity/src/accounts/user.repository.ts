@@ -7,7 +7,7 @@ import {
   type ListingCursors,
   type ListingPage,
 } from '@restgate/shared/data';
-import { recordedWrites, type ChangeOutbox, type RecordedWrites } from '@restgate/shared/resource';
+import { recordedWrites, type ChangeOutbox, type OutboxEntry, type RecordedWrites } from '@restgate/shared/resource';
 import { ObjectId, type Collection, type Db, type Filter } from 'mongodb';
 import type { NewUser, ProviderLinks, UserChanges, UserPage, UserRepository, UserSummary } from './accounts-deps';
 import type { Role, UserRecord } from './user';
@@ -121,7 +121,7 @@ export class MongoUserRepository implements UserRepository {
       filters: readonly FilterSpec[];
       providerNames?: readonly string[];
       /** The change outbox every create, update and delete records its event in; `onChange` runs after each. */
-      events: { outbox: ChangeOutbox; onChange?: () => void };
+      events: { outbox: ChangeOutbox; onChange?: (entry: OutboxEntry) => void };
     },
   ) {
     this.users = db.collection<UserDocument>('users');

@@ -60,8 +60,8 @@ export class ChangeOutbox {
     await this.leases.createIndex({ expiresAt: 1 }, { name: 'lease_expiry' });
   }
 
-  /** Claims the event's version of its record: false when another writer holds it. */
-  async claim(event: ChangeEvent, now = new Date()): Promise<boolean> {
+  /** Claims the event's version of its record: the entry, or null when another writer holds it. */
+  async claim(event: ChangeEvent, now = new Date()): Promise<OutboxEntry | null> {
     const entry: OutboxEntry = {
       _id: `${event.recordId}:${event.seq}`,
       recordId: event.recordId,
@@ -72,7 +72,7 @@ export class ChangeOutbox {
       nextAttemptAt: now,
       createdAt: now,
     };
-    return writeUnique(() => this.entries.insertOne(entry));
+    return (await writeUnique(() => this.entries.insertOne(entry))) ? entry : null;
   }
 
   /** The writer's change did not happen: its claim goes, so that the next writer may have the version. */
@@ -116,6 +116,20 @@ export class ChangeOutbox {
       );
     }
     return won.map((entry) => ({ ...entry, attempts: entry.attempts + 1 }));
+  }
+
+  /**
+   * Takes this attempt of one entry for `leaseMs` (a unique lease insert, then the entry moved
+   * past the lease): false when another relay has it, or it changed.
+   */
+  async lease(entry: OutboxEntry, owner: string, leaseMs: number, now = new Date()): Promise<boolean> {
+    const lease = { _id: `${entry._id}#${entry.attempts}`, owner, expiresAt: new Date(now.getTime() + OUTBOX_KEEP_MS) };
+    if (!(await writeUnique(() => this.leases.insertOne(lease)))) return false;
+    const { modifiedCount } = await this.entries.updateOne(
+      { _id: entry._id, status: 'pending', attempts: entry.attempts },
+      { $set: { nextAttemptAt: new Date(now.getTime() + leaseMs), claimedBy: owner }, $inc: { attempts: 1 } },
+    );
+    return modifiedCount === 1;
   }
 
   /** Of the records named, the pending entries and the later claims: what ordering and outcomes need, in two reads. */

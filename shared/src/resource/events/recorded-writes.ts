@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Collection, ObjectId } from 'mongodb';
 import { errors } from '../../errors';
 import { changedFields, changeEvent, type ChangeEvent } from './change-event';
-import type { ChangeOutbox } from './outbox';
+import type { ChangeOutbox, OutboxEntry } from './outbox';
 
 type Doc = { _id: ObjectId } & Record<string, unknown>;
 
@@ -14,8 +14,8 @@ export interface RecordedWritesOptions {
   toRecord: (doc: Doc) => { id: string } & Record<string, unknown>;
   /** Fields of the record an update sets on its own (not what `changed` reports). */
   systemFields: readonly string[];
-  /** Called after every change that recorded an event (the relay publishes it now). */
-  onChange?: () => void;
+  /** Called with the outbox entry of every change made (the relay publishes it now). */
+  onChange?: (entry: OutboxEntry) => void;
 }
 
 /** How often a write tries again when another write of the same record holds its next version. */
@@ -35,14 +35,15 @@ export function recordedWrites(options: RecordedWritesOptions) {
 
   /** Claims `event`'s version, runs `write`, and gives the claim back when the write did not happen. */
   async function withClaim(event: ChangeEvent, write: () => Promise<boolean>): Promise<'done' | 'taken' | 'missed'> {
-    if (!(await outbox.claim(event))) return 'taken';
+    const entry = await outbox.claim(event);
+    if (!entry) return 'taken';
     let done = false;
     try {
       done = await write();
     } finally {
       if (!done) await outbox.abandon(event);
     }
-    if (done) options.onChange?.();
+    if (done) options.onChange?.(entry);
     return done ? 'done' : 'missed';
   }
 

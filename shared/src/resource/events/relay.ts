@@ -28,8 +28,13 @@ export interface ChangeRelayOptions {
 
 export interface ChangeRelay {
   start(): void;
-  /** Runs a pass now (a change was just recorded). */
+  /** Runs a pass now. */
   wake(): void;
+  /**
+   * A change this process just made: published at once (a lease, the publish) when it is its
+   * record's first, or follows one this relay published; otherwise, or when that fails, a pass.
+   */
+  offer(entry: OutboxEntry): void;
   stop(): Promise<void>;
   /** Events not published yet. */
   backlog(): Promise<number>;
@@ -41,6 +46,8 @@ const BATCH = 100;
 const NOT_YET_MS = 200;
 const BACKOFF_MIN_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
+/** Records whose last published sequence this relay remembers (for `offer`'s order check). */
+const REMEMBERED_RECORDS = 10_000;
 /** Finished entries and expired leases are removed this often (by whichever relay gets there). */
 const PURGE_EVERY_MS = 5 * 60_000;
 
@@ -64,6 +71,28 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
   let napping: AbortController | undefined;
   let loop: Promise<void> | undefined;
   let lastPurge = 0;
+  /** Record id → the last sequence this relay published of it. */
+  const published = new Map<string, number>();
+  const remember = (entry: OutboxEntry) => {
+    published.delete(entry.recordId);
+    published.set(entry.recordId, entry.seq);
+    if (published.size > REMEMBERED_RECORDS) published.delete(published.keys().next().value!);
+  };
+
+  /** `offer`'s path: one entry, when nothing of its record can be pending before it. */
+  async function offered(entry: OutboxEntry): Promise<void> {
+    if (entry.seq !== 1 && published.get(entry.recordId) !== entry.seq - 1) return wake();
+    if (!(await outbox.lease(entry, owner, leaseMs))) return; // a pass has it
+    const leased = { ...entry, attempts: entry.attempts + 1 };
+    try {
+      await publish(leased);
+    } catch (err) {
+      await outbox.release(leased, owner, new Date(), (err as Error).message);
+      return wake();
+    }
+    await outbox.publishedAll([leased._id]);
+    remember(leased);
+  }
 
   /**
    * Whether the change of each entry is in its record: yes, not yet, or never (its writer failed).
@@ -131,8 +160,9 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
     );
     // Published on one confirm channel, in order; the confirms come back together.
     const results = await Promise.allSettled(ready.map((entry) => publish(entry)));
-    const published = ready.filter((_, i) => results[i]!.status === 'fulfilled');
-    await outbox.publishedAll(published.map((e) => e._id));
+    const done = ready.filter((_, i) => results[i]!.status === 'fulfilled');
+    await outbox.publishedAll(done.map((e) => e._id));
+    for (const entry of done) remember(entry);
     let connected = true;
     for (const [i, result] of results.entries()) {
       if (result.status === 'fulfilled') continue;
@@ -169,6 +199,12 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
     }
   }
 
+  function wake(): void {
+    if (!started || stopped) return;
+    wakeRequested = true;
+    napping?.abort();
+  }
+
   async function nap(ms: number): Promise<void> {
     const controller = new AbortController();
     napping = controller;
@@ -202,10 +238,14 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
       amqp.onReady((channel) => channel.assertExchange(exchange, 'topic', { durable: true }).then(() => undefined));
       loop = run();
     },
-    wake() {
+    wake,
+    offer(entry) {
       if (!started || stopped) return;
-      wakeRequested = true;
-      napping?.abort();
+      if (!amqp.isConnected()) return wake();
+      offered(entry).catch((err: Error) => {
+        log.warn({ eventId: entry.event.id, err: err.message }, 'publishing a change event at once failed; a pass will');
+        wake();
+      });
     },
     async stop() {
       stopped = true;
