@@ -5,6 +5,7 @@
  * streams, which resume on another replica. After de-duplicating by event id every stream has
  * the created event of every article whose create was answered 201: none missing.
  */
+import fs from 'node:fs';
 import { EventSource } from 'eventsource';
 import { anAccount, call, containersOf, docker, fleetSettled, gatewayUrl, rollingUpdate, type Account } from './support';
 
@@ -65,6 +66,18 @@ async function missingAfter(subscribers: Subscriber[], ids: string[], limitMs: n
   return missing();
 }
 
+/**
+ * The gateway's own process in a container, by its host pid: a signal to the container (docker
+ * kill) reaches its init process, which passes SIGSTOP on to nobody, and the gateway would run on.
+ */
+async function nodePidOf(container: string): Promise<number> {
+  const init = Number((await docker(['inspect', '--format', '{{.State.Pid}}', container])).trim());
+  const children = fs.readFileSync(`/proc/${init}/task/${init}/children`, 'utf8').trim().split(/\s+/).map(Number);
+  const node = children.find((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] === 'node');
+  if (!node) throw new Error(`no node process under pid ${init} of ${container}`);
+  return node;
+}
+
 let subscribers: Subscriber[] = [];
 
 beforeAll(async () => {
@@ -110,8 +123,9 @@ test('a frozen gateway (SIGSTOP) is taken out by the balancer, and its streams r
   const before = subscribers.reduce((sum, s) => sum + s.opens, 0);
   const writes = writer(account);
   const [frozen] = await containersOf('gateway');
+  const pid = await nodePidOf(frozen!);
   await sleep(2_000);
-  await docker(['kill', '--signal', 'STOP', frozen!]);
+  process.kill(pid, 'SIGSTOP');
   try {
     // The balancer checks /ready every 500 ms and takes a replica out after 2 failures, cutting its streams.
     await sleep(10_000);
@@ -125,7 +139,7 @@ test('a frozen gateway (SIGSTOP) is taken out by the balancer, and its streams r
     expect(reopened).toBeGreaterThan(0);
     expect(missing.filter((n) => n > 0)).toEqual([]);
   } finally {
-    await docker(['kill', '--signal', 'CONT', frozen!]).catch(() => undefined);
+    process.kill(pid, 'SIGCONT');
   }
   // It is alive again and must come back into service.
   await fleetSettled();
