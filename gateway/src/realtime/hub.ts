@@ -285,7 +285,9 @@ export function createHub(options: HubOptions) {
         res: input.res,
         topics: [],
         positions: new Map(),
-        catchingUp: false,
+        // Until its resume has read the window, the tail's entries wait: nothing may be sent
+        // before `connected`, or from a position the resume then moves back from.
+        catchingUp: true,
         pending: [],
         closed: false,
         onClose: input.onClose ? [input.onClose] : [],

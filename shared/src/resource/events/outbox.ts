@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError, writeUnique } from '../../data/mongo';
 import type { ChangeEvent } from './change-event';
@@ -35,6 +36,8 @@ export interface OutboxEntry {
 interface LeaseDocument {
   _id: string;
   owner: string;
+  /** The call that took it (`leaseAll`), so that a call tells its leases from its own relay's others. */
+  token?: string;
   expiresAt: Date;
 }
 
@@ -96,7 +99,10 @@ export class ChangeOutbox {
   async leaseAll(entries: OutboxEntry[], owner: string, leaseMs: number, now = new Date()): Promise<OutboxEntry[]> {
     if (entries.length === 0) return [];
     const expiresAt = new Date(now.getTime() + OUTBOX_KEEP_MS);
-    const leases = entries.map((entry) => ({ _id: `${entry._id}#${entry.attempts}`, owner, expiresAt }));
+    // A token of this call's own: the same relay's `offer` may hold a lease of one of them, which
+    // is not this call's to use.
+    const token = randomBytes(8).toString('hex');
+    const leases = entries.map((entry) => ({ _id: `${entry._id}#${entry.attempts}`, owner, token, expiresAt }));
     try {
       await this.leases.insertMany(leases, { ordered: false });
     } catch (err) {
@@ -104,9 +110,10 @@ export class ChangeOutbox {
       const writeErrors = (err as { writeErrors?: unknown[] }).writeErrors;
       if (!isDuplicateKeyError(err) && !(Array.isArray(writeErrors) && writeErrors.every(isDuplicateKeyError))) throw err;
     }
-    // Which leases are ours: another relay's insert of the same id won there.
+    // Which leases this call won: another insert of the same id (another relay's, or this one's
+    // `offer`) won the others.
     const ours = new Set(
-      (await this.leases.find({ _id: { $in: leases.map((l) => l._id) }, owner }, { projection: { _id: 1 } }).toArray()).map((l) => l._id),
+      (await this.leases.find({ _id: { $in: leases.map((l) => l._id) }, token }, { projection: { _id: 1 } }).toArray()).map((l) => l._id),
     );
     const won = entries.filter((entry) => ours.has(`${entry._id}#${entry.attempts}`));
     if (won.length > 0) {

@@ -26,6 +26,21 @@ const versionOf = (doc: Doc) => (typeof doc.version === 'number' ? doc.version :
 /** The filter of a document still at `version` (0: stored before versions, no field). */
 const atVersion = (version: number) => (version === 0 ? { version: { $exists: false } } : { version });
 
+/** `doc` as `$set` leaves it: a dotted key (`providers.github`) sets a field inside an object, as MongoDB does. */
+function applied(doc: Doc, $set: Record<string, unknown>): Doc {
+  const out: Record<string, unknown> = { ...doc };
+  for (const [key, value] of Object.entries($set)) {
+    const path = key.split('.');
+    let into = out;
+    for (const part of path.slice(0, -1)) {
+      const next = into[part];
+      into = into[part] = next && typeof next === 'object' && !(next instanceof Date) ? { ...(next as Record<string, unknown>) } : {};
+    }
+    into[path[path.length - 1]!] = value;
+  }
+  return out as Doc;
+}
+
 /**
  * A collection's writes, each with its change event (outbox.ts says how the two are kept
  * together). Reads are the repository's; these are the three writes.
@@ -84,7 +99,7 @@ export function recordedWrites(options: RecordedWritesOptions) {
 
     update(filter: Record<string, unknown>, $set: Record<string, unknown>, expected: number | undefined): Promise<Doc | null> {
       return change(filter, expected, (doc, version) => {
-        const after = { ...doc, ...$set, version: version + 1 } as Doc;
+        const after = { ...applied(doc, $set), version: version + 1 } as Doc;
         const before = toRecord(doc);
         const record = toRecord(after);
         const changed = changedFields(before, record, ['version', ...options.systemFields]);
