@@ -21,6 +21,8 @@ const FULLNAME = `${RELEASE}`; // helm template restgate …: "restgate" already
 
 const configKeys = YAML.parse(readRepoFile('deploy/helm/restgate/files/config-keys.yaml')) as {
   every: string[];
+  /** What a component not listed under `components` reads besides `every` (articles, generated resources). */
+  resources: string[];
   components: Record<string, string[]>;
 };
 const values = YAML.parse(readRepoFile('deploy/helm/restgate/values.yaml')) as { config: Record<string, string> };
@@ -28,7 +30,7 @@ const values = YAML.parse(readRepoFile('deploy/helm/restgate/values.yaml')) as {
 /** The config keys the chart gives a component beyond the stack file: its documented ones that have a value. */
 function documentedConfig(component: string): string[] {
   const config = values.config;
-  return [...configKeys.every, ...(configKeys.components[component] ?? [])].filter((key) => (config[key] ?? '') !== '');
+  return [...configKeys.every, ...(configKeys.components[component] ?? configKeys.resources)].filter((key) => (config[key] ?? '') !== '');
 }
 
 /**

@@ -291,16 +291,16 @@ from_gateway_only(rule) if {
 	}
 }
 
-# Only the services reach the data tier: the gateway's egress goes to DNS, the services it routes
-# to, and Redis; never to MongoDB or RabbitMQ.
+# Only the services reach the databases: the gateway's egress goes to DNS, the services it routes
+# to, Redis and the broker (realtime consumes the change events); never to MongoDB.
 deny contains msg if {
 	some d in kinds("Deployment")
 	component(d) == gateway
 	some p in policies_for(d, "Egress")
 	some rule in object.get(p.spec, "egress", [])
 	some port in object.get(rule, "ports", [])
-	port.port in {27017, 5672, 5671}
-	msg := sprintf("RG-NETPOL: %s: %s lets the gateway reach the database or the broker (port %v)", [name(d), name(p), port.port])
+	port.port == 27017
+	msg := sprintf("RG-NETPOL: %s: %s lets the gateway reach the database (port %v)", [name(d), name(p), port.port])
 }
 
 # An egress rule with no ports opens everything.

@@ -78,7 +78,7 @@ database. Args: entry. Output: JSON list.
 {{/* The config keys a component reads (files/config-keys.yaml). Args: root, name. Output: JSON list. */}}
 {{- define "restgate.configKeys" -}}
 {{- $file := .root.Files.Get "files/config-keys.yaml" | fromYaml -}}
-{{- $own := index ($file.components | default dict) .name | default list -}}
+{{- $own := index ($file.components | default dict) .name | default ($file.resources | default list) -}}
 {{- toJson (uniq (concat $file.every $own)) -}}
 {{- end -}}
 
