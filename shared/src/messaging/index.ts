@@ -15,4 +15,5 @@ export {
   type MessageOf,
   type MessageSchemas,
 } from './messages';
+export { publishBackoff } from './backoff';
 export { brokerAddress, brokerRotation, brokerUrlList, parseBrokerUrls } from './urls';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@restgate/shared';
-import { PublishError, type AmqpClient } from '@restgate/shared/messaging';
+import { PublishError, publishBackoff as backoff, type AmqpClient } from '@restgate/shared/messaging';
 import type { OutboxItem, OutboxRepository } from './outbox.repository';
 import { declareMailExchange } from './mail-exchange';
 
@@ -29,8 +29,6 @@ export interface OutboxRelay {
   backlog(): Promise<number>;
 }
 
-const BACKOFF_MIN_MS = 1_000;
-const BACKOFF_MAX_MS = 60_000;
 /** While the broker is away: how often the waiting backlog is logged. */
 const BACKLOG_LOG_EVERY_MS = 30_000;
 /** While the broker is away: how often a nap looks whether it is back. */
@@ -152,10 +150,4 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     },
     backlog: () => outbox.pendingCount(),
   };
-}
-
-/** 1 s, 2 s, 4 s … up to a minute, with ±20 % jitter so replicas do not retry in step. */
-function backoff(attempts: number): number {
-  const base = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.max(0, attempts - 1));
-  return Math.round(base * (0.8 + Math.random() * 0.4));
 }

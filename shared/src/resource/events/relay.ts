@@ -5,6 +5,7 @@ import { ObjectId, type Collection } from 'mongodb';
 import type { Logger } from 'pino';
 import type { AmqpClient } from '../../messaging/client';
 import { PublishError } from '../../messaging/client';
+import { publishBackoff as backoff } from '../../messaging/backoff';
 import type { ChangeOutbox, OutboxEntry } from './outbox';
 
 /** What the relay reads of a record: its version. Any collection of records is one (cast it). */
@@ -44,8 +45,6 @@ export interface ChangeRelay {
 const BATCH = 100;
 /** An entry whose change is not visible yet (its write is in flight) is looked at again after this. */
 const NOT_YET_MS = 200;
-const BACKOFF_MIN_MS = 1_000;
-const BACKOFF_MAX_MS = 60_000;
 /** Records whose last published sequence this relay remembers (for `offer`'s order check). */
 const REMEMBERED_RECORDS = 10_000;
 /** Finished entries and expired leases are removed this often (by whichever relay gets there). */
@@ -254,10 +253,4 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
     },
     backlog: () => outbox.pendingCount(),
   };
-}
-
-/** 1 s, 2 s, 4 s … up to a minute, with ±20 % jitter so replicas do not retry in step. */
-function backoff(attempts: number): number {
-  const base = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.max(0, attempts - 1));
-  return Math.round(base * (0.8 + Math.random() * 0.4));
 }
