@@ -43,10 +43,15 @@ export async function destroyAgents(agents: UpstreamAgents): Promise<void> {
   await Promise.all(Object.values(agents).map((pool) => pool.destroy()));
 }
 
-/** `/ready` at the gateway: every upstream's `/health` answers 2xx. */
+/**
+ * `/ready` at the gateway until it is first ready: every upstream's `/health` answers 2xx. After
+ * that an upstream's outage is a 502/504 problem on its own routes, while the gateway stays in the
+ * balancer for every other service's.
+ */
 export function upstreamReadiness(urls: UpstreamUrls): ReadinessCheck[] {
   return Object.entries(urls).map(([name, url]) => ({
     name,
+    untilFirstReady: true,
     check: async () => {
       const res = await fetch(new URL('health', url.endsWith('/') ? url : `${url}/`), { signal: AbortSignal.timeout(1_500) });
       await res.body?.cancel();

@@ -2,6 +2,12 @@
 export interface ReadinessCheck {
   name: string;
   check: () => Promise<unknown>;
+  /**
+   * Asked only until the process is first ready, then left out of `/ready`: for a dependency whose
+   * outages the process answers request by request. Every replica sees such a dependency alike, so
+   * if its trouble turned them unready, the load balancer would lose all of them at once.
+   */
+  untilFirstReady?: boolean;
 }
 
 const CHECK_TIMEOUT_MS = 1_500;

@@ -21,6 +21,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  */
 export function operationsAnswerer(options: { checks: readonly ReadinessCheck[]; metrics: Metrics; metricsAccess: MetricsAccess }) {
   const { checks, metrics, metricsAccess } = options;
+  let beenReady = false;
   return async (
     request: { method: string; path: '/health' | '/ready' | '/metrics'; authorization?: string },
     stopping: boolean,
@@ -30,7 +31,8 @@ export function operationsAnswerer(options: { checks: readonly ReadinessCheck[];
     if (method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed(method, ['GET', 'HEAD']);
     if (path === '/health') return { status: 200, contentType: JSON_TYPE, body: '{"status":"ok"}', headers: {} };
     if (path === '/ready') {
-      const { ready, body } = await readiness(checks, stopping);
+      const { ready, body } = await readiness(beenReady ? checks.filter((c) => !c.untilFirstReady) : checks, stopping);
+      beenReady ||= ready;
       return { status: ready ? 200 : 503, contentType: JSON_TYPE, body: JSON.stringify(body), headers: {} };
     }
     return { status: 200, contentType: metrics.contentType, body: await metrics.render(), headers: { 'Cache-Control': 'no-store' } };

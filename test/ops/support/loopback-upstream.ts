@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A stand-in for one of our services behind a gateway process, on loopback: `/health` answers 200;
+ * A stand-in for one of our services behind a gateway process, on loopback: `/health` answers 200
+ * (or 503 while the test says it is unhealthy);
  * every other request is held until the test says how to answer, so a test can keep a request
  * in flight for exactly as long as it needs.
  */
@@ -14,6 +15,8 @@ export interface LoopbackUpstream {
   answerAll(): void;
   /** Holds every request from now on, never answering. */
   holdAll(): void;
+  /** Makes `/health` answer 200 (true) or 503 (false) from now on. */
+  setHealthy(healthy: boolean): void;
   /** Stops listening and drops every connection (the gateway's pooled ones included). */
   close(): Promise<void>;
 }
@@ -22,6 +25,7 @@ export async function startLoopbackUpstream(): Promise<LoopbackUpstream> {
   const held = new Set<http.ServerResponse>();
   let waiters: Array<(path: string) => void> = [];
   let answering = false;
+  let healthy = true;
   const answer = (res: http.ServerResponse) => {
     held.delete(res);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ from: 'upstream' }));
@@ -29,7 +33,7 @@ export async function startLoopbackUpstream(): Promise<LoopbackUpstream> {
   const server = http.createServer((req, res) => {
     req.resume();
     if (req.url === '/health') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      res.writeHead(healthy ? 200 : 503, { 'content-type': 'application/json' }).end(healthy ? '{"status":"ok"}' : '{"status":"down"}');
       return;
     }
     for (const wake of waiters) wake(req.url ?? '');
@@ -48,6 +52,9 @@ export async function startLoopbackUpstream(): Promise<LoopbackUpstream> {
     },
     holdAll: () => {
       answering = false;
+    },
+    setHealthy: (value) => {
+      healthy = value;
     },
     close: () =>
       new Promise<void>((resolve) => {
