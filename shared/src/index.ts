@@ -44,3 +44,5 @@ export { type ReadinessCheck } from './health';
 export { createMetrics, type Metrics } from './metrics';
 export { runService } from './service';
 export { Joi } from './joi';
+export { readRegistry, ROOT_DIR, routedServices, type Registry, type RegistryService, type RoutedService } from './registry';
+export { createKeyedHash, createSecretBox, type SecretBox } from './secret-box';

@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '@restgate/shared';
 import { identityConfigSchema } from '../src/config';
 import { createMfaCrypto } from '../src/mfa/mfa-crypto';
-import { createSecretBox } from '../src/accounts/secret-box';
+import { createSecretBox } from '@restgate/shared';
 
 const KEY = 'k'.repeat(40);
 

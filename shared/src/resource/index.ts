@@ -32,3 +32,4 @@ export {
 } from './rules/resource-rules';
 export { createRuleGuard, versionInIfMatch, visibleTag, type RuleGuard } from './rules/guard';
 export * from './events';
+export { compiledResourceFile, loadRecordAccess, recordAccess, usersAccess, type RecordAccess } from './access';

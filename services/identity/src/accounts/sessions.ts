@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createSecretBox, type SecretBox } from './secret-box';
+import { createSecretBox, type SecretBox } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import type { TokenIssuer } from './token-issuer.port';
 import type { UserRecord } from './user';

@@ -1,5 +1,5 @@
 import type { MfaCrypto } from './mfa-ports';
-import { createKeyedHash, createSecretBox } from '../accounts/secret-box';
+import { createKeyedHash, createSecretBox } from '@restgate/shared';
 import { createTotpAuthenticator } from './totp';
 
 /** TOTP, and MFA_ENCRYPTION_KEY split (HKDF) into a key for the secrets and one for the recovery-code hashes. */

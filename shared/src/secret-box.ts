@@ -1,11 +1,12 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
- * Authenticated encryption (AES-256-GCM, node:crypto) for the few secrets identity must be able
- * to read back: TOTP secrets (under MFA_ENCRYPTION_KEY) and a refresh token's successor during
- * the retry grace (under a key derived from the token it succeeds, which is stored only as a
- * hash). `context` is bound as associated data, so a sealed value copied to another user or
- * token does not open.
+ * Authenticated encryption (AES-256-GCM, node:crypto) for the few secrets a service must be able
+ * to read back: in identity, TOTP secrets (under MFA_ENCRYPTION_KEY) and a refresh token's
+ * successor during the retry grace (under a key derived from the token it succeeds, which is
+ * stored only as a hash); in webhooks, the endpoints' signing secrets (under
+ * WEBHOOK_ENCRYPTION_KEY). `context` is bound as associated data, so a sealed value copied to
+ * another user, token or endpoint does not open.
  */
 export interface SecretBox {
   seal(plain: string, context: string): string;

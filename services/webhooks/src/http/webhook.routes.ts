@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { bindRoutes, type RouteDef } from '@restgate/shared/http';
+import { listingResult } from '@restgate/shared/data';
+import { webhooksApi } from '../api';
+import type { DeliveryRepository } from '../data/delivery.repository';
+import { createEndpoint, getEndpoint, rotateSecret, updateEndpoint, type EndpointDeps } from '../domain/endpoints';
+import { TEST_EVENT_TYPE } from '../domain/event-types';
+import { webhookErrors } from '../errors';
+import { deliveryView, endpointView } from './webhook.views';
+
+export interface RouteDeps extends EndpointDeps {
+  deliveries: DeliveryRepository;
+  /** A delivery became due now. */
+  wake: () => void;
+}
+
+const withFields = (view: Record<string, unknown>, fields: string[] | undefined) =>
+  fields ? Object.fromEntries(Object.entries(view).filter(([key]) => key === 'id' || fields.includes(key))) : view;
+
+export function webhookRoutes(deps: RouteDeps): RouteDef[] {
+  return bindRoutes(webhooksApi, {
+    createWebhook: async ({ body }) => {
+      const { endpoint, secret } = await createEndpoint(deps, body);
+      return { status: 201, body: { ...endpointView(endpoint), secret }, headers: { 'Cache-Control': 'no-store' } };
+    },
+    listWebhooks: async ({ query, url }) => {
+      const { docs, ...page } = await deps.endpoints.list(query);
+      return listingResult(
+        docs.map((e) => withFields(endpointView(e), query.fields)),
+        page,
+        query,
+        url,
+      );
+    },
+    getWebhook: async ({ params }) => ({ status: 200, body: endpointView(await getEndpoint(deps, params.id)) }),
+    changeWebhook: async ({ params, body }) => ({ status: 200, body: endpointView(await updateEndpoint(deps, params.id, body)) }),
+    deleteWebhook: async ({ params }) => {
+      const removed = await deps.endpoints.remove(params.id);
+      if (!removed) throw webhookErrors.notFound();
+      await deps.deliveries.removeOf(removed._id);
+      deps.changed();
+      return { status: 204 };
+    },
+    rotateWebhookSecret: async ({ params }) => {
+      const { endpoint, secret } = await rotateSecret(deps, params.id);
+      return { status: 200, body: { ...endpointView(endpoint), secret }, headers: { 'Cache-Control': 'no-store' } };
+    },
+    testWebhook: async ({ params, requestId }) => {
+      const endpoint = await getEndpoint(deps, params.id);
+      const eventId = randomUUID();
+      const now = new Date();
+      const body = JSON.stringify({
+        type: TEST_EVENT_TYPE,
+        timestamp: now.toISOString(),
+        data: { endpointId: endpoint._id.toHexString() },
+      });
+      await deps.deliveries.add(
+        [{ endpointId: endpoint._id, eventId, type: TEST_EVENT_TYPE, orderKey: `test|${eventId}`, seq: 0, body, requestId }],
+        now,
+      );
+      const delivery = await deps.deliveries.byEvent(endpoint._id, eventId);
+      deps.wake();
+      return { status: 202, body: { deliveryId: delivery?._id.toHexString(), eventId } };
+    },
+    listWebhookDeliveries: async ({ params, query, url }) => {
+      const endpoint = await getEndpoint(deps, params.id);
+      const { docs, ...page } = await deps.deliveries.list(endpoint._id, query);
+      return listingResult(
+        docs.map((d) => withFields(deliveryView(d), query.fields)),
+        page,
+        query,
+        url,
+      );
+    },
+    getWebhookDelivery: async ({ params }) => {
+      const endpoint = await getEndpoint(deps, params.id);
+      const delivery = await deps.deliveries.get(endpoint._id, params.deliveryId);
+      if (!delivery) throw webhookErrors.deliveryNotFound();
+      return { status: 200, body: deliveryView(delivery) };
+    },
+    retryWebhookDelivery: async ({ params }) => {
+      const endpoint = await getEndpoint(deps, params.id);
+      const delivery = await deps.deliveries.retryNow(endpoint._id, params.deliveryId, new Date());
+      if (!delivery) throw webhookErrors.deliveryNotFound();
+      deps.wake();
+      return { status: 202, body: deliveryView(delivery) };
+    },
+  });
+}
