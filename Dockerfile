@@ -47,8 +47,11 @@ RUN npx tsc -b "${SERVICE}" \
  && rm -rf "/out/${SERVICE}/node_modules" "/out/${SERVICE}/src" "/out/${SERVICE}/test" \
       "/out/${SERVICE}"/tsconfig*.json "/out/${SERVICE}"/*.tsbuildinfo
 # The gateway derives its policy table from the route specs of the services it routes to, read at
-# start from services.json and each one's dist/api.js (which need only joi and @restgate/shared).
-RUN if [ "${SERVICE}" = "$(node -p "require('./services.json').gateway.dir")" ]; then \
+# start from services.json and each one's dist/api.js (which need only joi and @restgate/shared);
+# the gateway (realtime) and a service marked `readsResources` in services.json (webhooks) read
+# the resources' rules from their dist/resource.js. Each gets services.json and every routed
+# service's dist.
+RUN if [ "$(node -p "const r = require('./services.json'); r.gateway.dir === '${SERVICE}' || r.services.some((s) => s.dir === '${SERVICE}' && s.readsResources === true)")" = true ]; then \
       cp services.json /out/ \
       && node -p "require('./services.json').services.filter((s) => s.urlEnv).map((s) => s.dir).join('\n')" > /tmp/routed \
       && while read -r dir; do \

@@ -66,6 +66,8 @@ async function main() {
     // AMQP_URL and REDIS_URL from either.
     /** @type {Record<string, string | undefined>} */
     const env = { ...envFile.env, ...process.env };
+    // Local development: webhook receivers on this machine (or its network) may be registered.
+    env.WEBHOOK_ALLOW_PRIVATE_NETWORKS ??= 'true';
 
     makePrivate(DATA_DIR);
     // Whatever the three servers need from Debian, in one install, before they start side by side.

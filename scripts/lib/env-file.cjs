@@ -8,7 +8,7 @@ const path = require('node:path');
 
 /** Secrets generated on first run: 32 random bytes each, base64url (43 characters). */
 // RABBITMQ_DEFAULT_PASS is for the container stack (docker compose reads the same .env).
-const SECRET_KEYS = ['MASTER_KEY', 'JWT_SECRET', 'PRINCIPAL_SECRET', 'MFA_ENCRYPTION_KEY', 'RABBITMQ_DEFAULT_PASS'];
+const SECRET_KEYS = ['MASTER_KEY', 'JWT_SECRET', 'PRINCIPAL_SECRET', 'MFA_ENCRYPTION_KEY', 'WEBHOOK_ENCRYPTION_KEY', 'RABBITMQ_DEFAULT_PASS'];
 
 const HEADER = `# restgate local configuration, created by \`npm start\`. Never commit this file.
 # Every key is documented in .env.example. A variable set in the environment wins over this file.

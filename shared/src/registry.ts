@@ -19,6 +19,8 @@ export interface RegistryService {
   /** The gateway's config key for the service's base URL; present exactly when the gateway routes to it. */
   urlEnv?: string;
   owns?: { database?: string; queues?: string[] };
+  /** It reads the registry and every routed service's `dist/resource.js` (the resources' rules), so its image holds them. */
+  readsResources?: boolean;
   secrets: string[];
 }
 
@@ -39,6 +41,7 @@ const entry = Joi.object({
   portEnv: envKey.required(),
   urlEnv: envKey.pattern(/_URL$/),
   owns: Joi.object({ database: Joi.string(), queues: Joi.array().items(Joi.string()) }),
+  readsResources: Joi.boolean(),
   secrets: Joi.array().items(envKey).required(),
 }).unknown(true);
 

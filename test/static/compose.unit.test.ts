@@ -23,8 +23,11 @@ import { interpolateDocument, MissingVariableError } from './support/interpolate
 import { BACKING_PORTS, ROOT, containerEnvironment, imageHasHealthcheck, loadStack } from './support/stack';
 
 const PUBLISHED = { gateway: { 9000: 9000 }, mailpit: { 8025: 8025 } };
-/** Networks with a way in or out: published ports (edge), and identity's calls to the social login providers (egress). */
-const OUTSIDE = { gateway: ['edge'], mailpit: ['edge'], identity: ['egress'] };
+/**
+ * Networks with a way in or out: published ports (edge); identity's calls to the social login
+ * providers and the webhooks service's deliveries (egress).
+ */
+const OUTSIDE = { gateway: ['edge'], mailpit: ['edge'], identity: ['egress'], webhooks: ['egress'] };
 const SECRETS = ['MASTER_KEY', 'JWT_SECRET', 'PRINCIPAL_SECRET'];
 /** Settings the gateway and the services must share (see the runtime contract). */
 const SHARED_SETTINGS = ['PRINCIPAL_SECRET', 'JWT_SECRET', 'JWT_ISSUER', 'JWT_AUDIENCE', 'ROUTE_POLICY'];
@@ -111,7 +114,7 @@ describe('docker-compose.yml: exposure', () => {
     expect(portMappingsOf(stack.compose.services.mailpit!).map((m) => m.hostIp)).toEqual(['127.0.0.1']);
   });
 
-  test('services and databases sit on internal networks; only the gateway and Mailpit reach the edge, only identity goes out', () => {
+  test('services and databases sit on internal networks; only the gateway and Mailpit reach the edge, only identity and webhooks go out', () => {
     expect(networkProblems(stack.compose, OUTSIDE)).toEqual([]);
   });
 

@@ -36,6 +36,7 @@ export interface TestSecrets {
   JWT_SECRET: string;
   PRINCIPAL_SECRET: string;
   MFA_ENCRYPTION_KEY: string;
+  WEBHOOK_ENCRYPTION_KEY: string;
 }
 
 export interface TestStack {
@@ -162,7 +163,13 @@ export async function startTestStack(
 
   const suffix = randomBytes(5).toString('hex');
   const amqpUrl = process.env.AMQP_URL;
-  const secrets: TestSecrets = { MASTER_KEY: secret(), JWT_SECRET: secret(), PRINCIPAL_SECRET: secret(), MFA_ENCRYPTION_KEY: secret() };
+  const secrets: TestSecrets = {
+    MASTER_KEY: secret(),
+    JWT_SECRET: secret(),
+    PRINCIPAL_SECRET: secret(),
+    MFA_ENCRYPTION_KEY: secret(),
+    WEBHOOK_ENCRYPTION_KEY: secret(),
+  };
   // A database of this stack's own for every registry service that owns one.
   const dbNames: Record<string, string> = Object.fromEntries(
     stackLib.SERVICES.filter((def) => def.owns?.database).map((def) => [def.name, `contract_${def.name.replace(/\W/g, '_')}_${suffix}`]),
@@ -198,6 +205,10 @@ export async function startTestStack(
         SMTP_URL: '',
         OUTBOX_DIR: outboxDir,
         LOG_LEVEL: 'warn',
+        // Webhook receivers of the tests listen on loopback; retries come within a second.
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms',
+        WEBHOOK_POLL_MS: '100',
         ARGON2_MEMORY_KIB: '1024',
         ARGON2_ITERATIONS: '1',
         // The mail's default link is this stack's own reset page, so a test can open it as a user does.

@@ -5,7 +5,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { articleEvent, call, startWebhooks, USER, type TestService } from './support/harness';
-import { startReceiver, type Receiver } from './support/receiver';
+import { startReceiver, type Receiver } from '../../../test/support/webhook-receiver';
 
 let service: TestService;
 let receiver: Receiver;

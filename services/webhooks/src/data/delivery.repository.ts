@@ -2,16 +2,14 @@ import {
   createListingCursors,
   findPage,
   parseObjectId,
-  type FilterSpec,
   type ListingCursors,
   type ListingPage,
   type ListingQuery,
 } from '@restgate/shared/data';
 import { ObjectId, type Collection, type Db } from 'mongodb';
+import { DELIVERY_FILTERS, type DeliveryStatus } from '../domain/delivery-status';
 import type { Attempt } from '../domain/outcome';
 
-export const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** The statuses of a delivery that will still be sent. */
 const OPEN: DeliveryStatus[] = ['pending', 'retrying'];
 
@@ -40,14 +38,6 @@ export interface DeliveryDocument {
 }
 
 export type NewDelivery = Pick<DeliveryDocument, 'endpointId' | 'eventId' | 'type' | 'orderKey' | 'seq' | 'body' | 'requestId'>;
-
-/** The filters of `GET /webhooks/:id/deliveries`. */
-export const DELIVERY_FILTERS: FilterSpec[] = [
-  { name: 'status', type: 'enum', values: DELIVERY_STATUSES },
-  { name: 'type', type: 'string', ops: ['eq', 'in', 'prefix'] },
-  { name: 'eventId', type: 'string', ops: ['eq'] },
-  { name: 'createdAt', type: 'date' },
-];
 
 const EPOCH = new Date(0);
 

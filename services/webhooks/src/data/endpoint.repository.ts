@@ -115,7 +115,7 @@ export class EndpointRepository {
   async failed(id: ObjectId, at: Date, what: string, disableAfterMs: number): Promise<boolean> {
     await this.collection.updateOne({ _id: id, failingSince: null }, { $set: { failingSince: at } });
     const since = new Date(at.getTime() - disableAfterMs);
-    const reason = `every delivery failed since more than ${Math.round(disableAfterMs / 3_600_000)} h ago; the last: ${what}`;
+    const reason = `every delivery failed for more than ${spoken(disableAfterMs)}; the last: ${what}`;
     const res = await this.collection.updateOne(
       { _id: id, active: true, failingSince: { $lte: since } },
       { $set: { active: false, disabled: { at, reason }, updatedAt: at } },
@@ -125,3 +125,15 @@ export class EndpointRepository {
 }
 
 export const newEndpointId = () => new ObjectId();
+
+/** 432000000 → "5 days", 300 → "300 ms". */
+function spoken(ms: number): string {
+  const units: Array<[number, string]> = [
+    [86_400_000, 'day'],
+    [3_600_000, 'hour'],
+    [60_000, 'minute'],
+    [1_000, 'second'],
+  ];
+  for (const [size, name] of units) if (ms >= size && ms % size === 0) return `${ms / size} ${name}${ms === size ? '' : 's'}`;
+  return `${ms} ms`;
+}

@@ -1,7 +1,7 @@
 import type { ObjectSchema } from 'joi';
 import { Joi } from '@restgate/shared';
 import { listingQuerySchema, type ListingQuery, type ListingSpec } from '@restgate/shared/data';
-import { DELIVERY_FILTERS, DELIVERY_STATUSES } from '../data/delivery.repository';
+import { DELIVERY_FILTERS, DELIVERY_STATUSES } from '../domain/delivery-status';
 
 export const MAX_PATTERNS = 50;
 
