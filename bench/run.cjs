@@ -18,8 +18,9 @@
 //
 // Traffic goes to 127.0.0.1 only; every phase is bounded by --seconds, and the hop, the floors and
 // the sign-in flood each follow WARM_UP_SECONDS of the same load, not measured. --only 2 (or 1,3) runs
-// some of the seven parts (6: bench/lib/rules.cjs, what a rule costs a list page and a read; 7:
-// bench/lib/realtime.cjs, 10,000 idle event streams and the fan-out of writes to 1,000 of them); part 5 (bench/lib/embedded-db.cjs: the embedded database at
+// some of the eight parts (6: bench/lib/rules.cjs, what a rule costs a list page and a read; 7:
+// bench/lib/realtime.cjs, 10,000 idle event streams and the fan-out of writes to 1,000 of them; 8:
+// bench/lib/webhooks.cjs, deliveries/s at 100 endpoints against its floor, and one endpoint down); part 5 (bench/lib/embedded-db.cjs: the embedded database at
 // --embedded-rows 10000,100000, the stack's FerretDB against FerretDB's own, p50 of
 // --embedded-samples 15 and --embedded-stock-samples 3) takes its own two stacks, and many minutes; --profile <dir> has the gateway, identity and articles write CPU profiles
 // there (open them in Chrome DevTools, or summarise them with bench/profile-top.cjs), from
@@ -36,6 +37,7 @@ const { embeddedDatabase } = require('./lib/embedded-db.cjs');
 const { startMonolith } = require('./lib/monolith.cjs');
 const { ruleCost } = require('./lib/rules.cjs');
 const { realtimeBench } = require('./lib/realtime.cjs');
+const { webhooksBench } = require('./lib/webhooks.cjs');
 const { FLOORS, cpuMicros, startFloor } = require('./lib/floors.cjs');
 const { pacedP50 } = require('./lib/http.cjs');
 const { randomBytes } = require('node:crypto');
@@ -884,6 +886,20 @@ async function main() {
         idle: numberOption('realtime-idle', 10_000, 19_000),
         fan: numberOption('realtime-streams', 1_000, 10_000),
         rate: numberOption('realtime-rate', 20, 1_000),
+        log,
+        row,
+      });
+    }
+
+    // (8) webhooks from one webhooks replica: deliveries/s at 100 endpoints and its floor; one endpoint down
+    if (part(8)) {
+      await webhooksBench({
+        gateway: stack.gateway,
+        masterKey: stack.masterKey,
+        token,
+        seconds,
+        burstSize: numberOption('webhook-burst', 50, 1_000),
+        rate: numberOption('webhook-rate', 5, 100),
         log,
         row,
       });

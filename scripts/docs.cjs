@@ -83,6 +83,7 @@ async function startOwnStack(cleanups) {
       MASTER_KEY: secret(),
       JWT_SECRET: secret(),
       PRINCIPAL_SECRET: secret(),
+      WEBHOOK_ENCRYPTION_KEY: secret(),
     },
     ports,
     logDir: path.join(dataDir, 'logs'),

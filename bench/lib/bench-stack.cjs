@@ -46,6 +46,9 @@ async function startBenchStack({ cleanups, log, env = {}, serviceEnv = {}, ferre
       MASTER_KEY: masterKey,
       JWT_SECRET: secret(),
       PRINCIPAL_SECRET: secret(),
+      WEBHOOK_ENCRYPTION_KEY: secret(),
+      // The bench's webhook receivers listen on loopback.
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       MONGODB_URL: mongo.url,
       AMQP_URL: rabbit.url,
       REDIS_URL: redis.url,

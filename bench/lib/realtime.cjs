@@ -14,16 +14,13 @@ const fs = require('node:fs');
 const http = require('node:http');
 const { cpuMicros } = require('./floors.cjs');
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const { paced, percentile, sleep } = require('./pacing.cjs');
 
 function rssMiB(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
 }
 
-function percentile(sorted, p) {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 /**
  * Opens one event stream; `onFrame(event, data)` per frame. Resolves with a closer once the
@@ -74,19 +71,6 @@ async function openMany(base, path, count, onFrame, batch = 250) {
   return () => closers.forEach((close) => close());
 }
 
-/** Sends `rate` writes per second for `seconds` with `send(sentAt)`; resolves with how many were sent. */
-async function paced(rate, seconds, send) {
-  const total = Math.round(rate * seconds);
-  const start = Date.now();
-  const pending = [];
-  for (let i = 0; i < total; i += 1) {
-    const due = start + (i * 1000) / rate;
-    if (due > Date.now()) await sleep(due - Date.now());
-    pending.push(send(Date.now()).catch(() => undefined));
-  }
-  await Promise.all(pending);
-  return total;
-}
 
 /** One fan-out run: `streams` clients, `rate` writes/s for `seconds`; latencies of every delivery. */
 async function fanOut({ base, streamPath, streams, rate, seconds, write }) {

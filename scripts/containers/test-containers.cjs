@@ -71,9 +71,11 @@ async function main() {
     // temporary folder.
     const secrets = Object.fromEntries(SECRET_KEYS.map((key) => [key, randomSecret()]));
     const envFile = path.join(work, 'env');
+    // The webhook receiver of test/containers listens on this host: a private address to the containers.
+    const settings = { ...secrets, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
     fs.writeFileSync(
       envFile,
-      Object.entries(secrets)
+      Object.entries(settings)
         .map(([k, v]) => `${k}=${v}\n`)
         .join(''),
       { mode: 0o600 },

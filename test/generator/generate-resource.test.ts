@@ -158,7 +158,7 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
     }
   }, 240_000);
 
-  test('when the stack runs with memos, then its rules hold through the gateway (lists, reads, writes, a field rule, the docs)', async () => {
+  test('when the stack runs with memos, then its rules hold through the gateway (lists, reads, writes, a field rule, the docs, a webhook)', async () => {
     const target = path.join(copy, 'test', 'contract', 'memos-rules.test.ts');
     fs.copyFileSync(path.join(__dirname, 'fixtures', 'memos-rules.test.ts.txt'), target);
     try {
@@ -169,7 +169,7 @@ describe('npm run generate -- resource volumes, in a copy of the repository', ()
       });
 
       expectSuccess('jest test/contract/memos-rules.test.ts', res);
-      expect(res.stderr).toMatch(/Tests: {7}5 passed, 5 total/);
+      expect(res.stderr).toMatch(/Tests: {7}6 passed, 6 total/);
     } finally {
       fs.rmSync(target, { force: true });
     }

@@ -58,6 +58,7 @@ beforeAll(async () => {
       MASTER_KEY: aSecret(),
       JWT_SECRET: aSecret(),
       PRINCIPAL_SECRET: aSecret(),
+      WEBHOOK_ENCRYPTION_KEY: aSecret(),
       ARGON2_MEMORY_KIB: '1024',
       ARGON2_ITERATIONS: '1',
     },

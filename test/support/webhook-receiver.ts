@@ -25,7 +25,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/** `host`: where it listens (loopback unless a container must reach it). */
+export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   const log: Received[] = [];
   const queued = new Map<string, Answer[]>();
   const server = http.createServer((req, res) => {
@@ -39,11 +40,11 @@ export async function startReceiver(): Promise<Receiver> {
       res.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   const received = (path?: string) => log.filter((r) => path === undefined || r.path === path);
   return {
-    url: (path) => `http://127.0.0.1:${port}${path}`,
+    url: (path) => `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`,
     received,
     answer: (path, ...answers) => queued.set(path, [...(queued.get(path) ?? []), ...answers]),
     async waitFor(path, count, timeoutMs = 10_000) {
