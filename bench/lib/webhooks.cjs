@@ -18,7 +18,6 @@ const { paced, percentile, sleep } = require('./pacing.cjs');
 const ENDPOINTS = 100;
 const IN_FLIGHT = 5;
 
-
 /** @param {string} base @param {string} method @param {string} path @param {{ token?: string, body?: unknown }} [options] */
 async function call(base, method, path, { token, body } = {}) {
   const res = await fetch(`${base}${path}`, {
@@ -74,7 +73,6 @@ async function burst(write, count, concurrency) {
     }),
   );
 }
-
 
 async function until(what, check, ms) {
   const deadline = Date.now() + ms;
