@@ -54,7 +54,7 @@ export class DeliveryRepository {
     await Promise.all([
       // A redelivered event finds its deliveries already written.
       this.collection.createIndex({ endpointId: 1, eventId: 1 }, { unique: true }),
-      this.collection.createIndex({ status: 1, nextAt: 1 }),
+      this.collection.createIndex({ nextAt: 1 }),
       this.collection.createIndex({ orderKey: 1, seq: 1 }),
       this.collection.createIndex({ endpointId: 1, createdAt: -1, _id: -1 }),
       this.collection.createIndex({ createdAt: 1 }),
@@ -84,10 +84,13 @@ export class DeliveryRepository {
     }
   }
 
-  /** Open deliveries due by `now`, not leased, of the endpoints in `endpoints`, oldest first. */
+  /**
+   * Open deliveries due by `now`, not leased, of the endpoints in `endpoints`, oldest first. A
+   * settled delivery has no `nextAt`, so the index on it holds only what may still be sent.
+   */
   due(now: Date, endpoints: ObjectId[], limit: number): Promise<DeliveryDocument[]> {
     return this.collection
-      .find({ status: { $in: OPEN }, nextAt: { $lte: now }, leaseUntil: { $lte: now }, endpointId: { $in: endpoints } })
+      .find({ nextAt: { $lte: now }, leaseUntil: { $lte: now }, endpointId: { $in: endpoints } }, { projection: { body: 0, attempts: 0 } })
       .sort({ nextAt: 1, _id: 1 })
       .limit(limit)
       .toArray();
@@ -96,7 +99,7 @@ export class DeliveryRepository {
   /** The earliest open delivery of each order key: only that one may be sent. */
   async heads(orderKeys: string[]): Promise<Map<string, { id: ObjectId; nextAt: Date | null }>> {
     const open = await this.collection
-      .find({ orderKey: { $in: orderKeys }, status: { $in: OPEN } }, { projection: { orderKey: 1, seq: 1, createdAt: 1, nextAt: 1 } })
+      .find({ orderKey: { $in: orderKeys }, nextAt: { $ne: null } }, { projection: { orderKey: 1, seq: 1, createdAt: 1, nextAt: 1 } })
       .sort({ seq: 1, createdAt: 1, _id: 1 })
       .toArray();
     const heads = new Map<string, { id: ObjectId; nextAt: Date | null }>();
@@ -109,17 +112,23 @@ export class DeliveryRepository {
     await this.collection.updateMany({ _id: { $in: ids }, status: { $in: OPEN } }, { $set: { nextAt: until } });
   }
 
-  /** Takes a due delivery for one attempt, until `until`; null when another dispatcher has it. */
-  lease(id: ObjectId, now: Date, until: Date, token: string): Promise<DeliveryDocument | null> {
-    return this.collection.findOneAndUpdate(
-      { _id: id, status: { $in: OPEN }, leaseUntil: { $lte: now } },
+  /**
+   * Takes due deliveries for one attempt each, until `until`, under `token`: one write for the
+   * batch. Returns those this call took (another dispatcher may have taken some first).
+   */
+  async leaseMany(ids: ObjectId[], now: Date, until: Date, token: string): Promise<DeliveryDocument[]> {
+    if (ids.length === 0) return [];
+    await this.collection.updateMany(
+      { _id: { $in: ids }, nextAt: { $ne: null }, leaseUntil: { $lte: now } },
       { $set: { leaseUntil: until, leaseToken: token } },
-      { returnDocument: 'after' },
     );
+    return this.collection.find({ _id: { $in: ids }, leaseToken: token }).toArray();
   }
 
   /** Logs an attempt made under the lease `token`, and what follows it. */
   async record(id: ObjectId, token: string, attempt: Attempt, status: DeliveryStatus, nextAt: Date | null): Promise<void> {
+    // One update per attempt: FerretDB runs a many-statement update (bulkWrite) statement by
+    // statement over its connection pool, which stalls under load, so attempts are not batched.
     await this.collection.updateOne(
       { _id: id, leaseToken: token },
       { $push: { attempts: attempt }, $set: { status, nextAt, leaseUntil: EPOCH, leaseToken: null, updatedAt: attempt.at } },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@restgate/shared';
 import type { ObjectId } from 'mongodb';
 import type { DeliveryDocument, DeliveryRepository } from '../data/delivery.repository';
+import type { DeliveryStatus } from '../domain/delivery-status';
 import type { Endpoint, EndpointRepository } from '../data/endpoint.repository';
 import { nextAttemptAt, succeeded, type Attempt } from '../domain/outcome';
 import { signatureHeader } from '../domain/signing';
@@ -24,8 +25,10 @@ export interface DispatcherOptions {
   logger: Logger;
 }
 
-/** Due deliveries read at once. */
+/** Due deliveries read and leased at once. */
 const BATCH = 200;
+/** The least time between two looks for due deliveries while attempts keep finishing. */
+const TICK_GAP_MS = 10;
 /** A lease outlives the attempt's timeout by this much: a dispatcher that died leaves its deliveries to the others then. */
 const LEASE_MARGIN_MS = 30_000;
 const PURGE_EVERY_MS = 3_600_000;
@@ -51,35 +54,36 @@ export function createDispatcher(options: DispatcherOptions) {
 
   const busy = (endpointId: ObjectId) => inFlight.get(endpointId.toHexString()) ?? 0;
 
-  async function attempt(delivery: DeliveryDocument, endpoint: Endpoint): Promise<void> {
+  type Result = { id: ObjectId; token: string; attempt: Attempt; status: DeliveryStatus; nextAt: Date | null };
+  const record = (r: Result) => deliveries.record(r.id, r.token, r.attempt, r.status, r.nextAt);
+
+  async function attempt(leased: DeliveryDocument, endpoint: Endpoint, token: string, free: () => void): Promise<void> {
     const now = new Date();
-    const token = randomUUID();
-    const leased = await deliveries.lease(delivery._id, now, new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS), token);
-    if (!leased) return;
     const secrets = signingSecrets(endpoint, now);
     let result: Attempt;
     if (secrets.length === 0) {
       result = { at: now, durationMs: 0, error: 'no signing secret opens (was WEBHOOK_ENCRYPTION_KEY changed? rotate the secret)' };
     } else {
-      const at = new Date();
       result = await sender.send(
         endpoint.url,
         {
           'webhook-id': leased.eventId,
-          'webhook-timestamp': String(Math.floor(at.getTime() / 1_000)),
-          'webhook-signature': signatureHeader(secrets, leased.eventId, at, leased.body),
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1_000)),
+          'webhook-signature': signatureHeader(secrets, leased.eventId, now, leased.body),
         },
         leased.body,
       );
     }
+    // The endpoint's slot is free once the answer is in; the log follows in the next batch.
+    free();
     if (succeeded(result)) {
-      await deliveries.record(leased._id, token, result, 'succeeded', null);
+      await record({ id: leased._id, token, attempt: result, status: 'succeeded', nextAt: null });
       if (endpoint.failingSince) await endpoints.succeeded(endpoint._id);
       return;
     }
     const failures = leased.attempts.filter((a) => !succeeded(a)).length + 1;
     const next = nextAttemptAt(result, failures, schedule);
-    await deliveries.record(leased._id, token, result, next ? 'retrying' : 'failed', next);
+    await record({ id: leased._id, token, attempt: result, status: next ? 'retrying' : 'failed', nextAt: next });
     const what = result.status !== undefined ? `HTTP ${result.status}` : (result.error ?? 'failed');
     log.info(
       { deliveryId: leased._id.toHexString(), endpointId: endpoint._id.toHexString(), eventId: leased.eventId, what, next },
@@ -91,20 +95,29 @@ export function createDispatcher(options: DispatcherOptions) {
     }
   }
 
-  function launch(delivery: DeliveryDocument, endpoint: Endpoint): void {
-    const key = endpoint._id.toHexString();
-    const id = delivery._id.toHexString();
-    inFlight.set(key, busy(endpoint._id) + 1);
-    sending.add(id);
-    const done = attempt(delivery, endpoint)
+  function hold(endpoint: Endpoint): void {
+    inFlight.set(endpoint._id.toHexString(), busy(endpoint._id) + 1);
+  }
+  function release(endpoint: Endpoint): void {
+    inFlight.set(endpoint._id.toHexString(), busy(endpoint._id) - 1);
+    wake();
+  }
+
+  function launch(leased: DeliveryDocument, endpoint: Endpoint, token: string): void {
+    const id = leased._id.toHexString();
+    let held = true;
+    const free = () => {
+      if (held) release(endpoint);
+      held = false;
+    };
+    const done = attempt(leased, endpoint, token, free)
       .catch((err: Error) =>
         log.warn({ deliveryId: id, err: err.message }, 'a delivery attempt could not be recorded; it is tried again once its lease ends'),
       )
       .finally(() => {
-        inFlight.set(key, busy(endpoint._id) - 1);
+        free();
         sending.delete(id);
         attempts.delete(done);
-        wake();
       });
     attempts.add(done);
   }
@@ -124,6 +137,7 @@ export function createDispatcher(options: DispatcherOptions) {
     const heads = await deliveries.heads([...new Set(due.map((d) => d.orderKey))]);
     // Behind a head that waits for its retry: moved to that time, so they stop filling the batch.
     const waiting = new Map<number, DeliveryDocument['_id'][]>();
+    const chosen: Array<{ delivery: DeliveryDocument; endpoint: Endpoint }> = [];
     for (const delivery of due) {
       const head = heads.get(delivery.orderKey);
       if (head && !head.id.equals(delivery._id)) {
@@ -133,7 +147,37 @@ export function createDispatcher(options: DispatcherOptions) {
       }
       const endpoint = active.get(delivery.endpointId.toHexString());
       if (!endpoint || busy(endpoint._id) >= maxInFlight) continue;
-      launch(delivery, endpoint);
+      hold(endpoint);
+      sending.add(delivery._id.toHexString());
+      chosen.push({ delivery, endpoint });
+    }
+    const token = randomUUID();
+    const leased = new Map(
+      (
+        await deliveries
+          .leaseMany(
+            chosen.map((c) => c.delivery._id),
+            now,
+            new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS),
+            token,
+          )
+          .catch((err: Error) => {
+            for (const { delivery, endpoint } of chosen) {
+              sending.delete(delivery._id.toHexString());
+              inFlight.set(endpoint._id.toHexString(), busy(endpoint._id) - 1);
+            }
+            throw err;
+          })
+      ).map((d) => [d._id.toHexString(), d]),
+    );
+    for (const { delivery, endpoint } of chosen) {
+      const mine = leased.get(delivery._id.toHexString());
+      if (mine) launch(mine, endpoint, token);
+      else {
+        // Another dispatcher took it between the read and the lease.
+        sending.delete(delivery._id.toHexString());
+        inFlight.set(endpoint._id.toHexString(), busy(endpoint._id) - 1);
+      }
     }
     for (const [until, ids] of waiting) await deliveries.defer(ids, new Date(until));
   }
@@ -152,7 +196,7 @@ export function createDispatcher(options: DispatcherOptions) {
         if (stopped) return;
         if (again) {
           again = false;
-          setImmediate(wake);
+          timer = setTimeout(wake, TICK_GAP_MS);
         } else timer = setTimeout(wake, pollMs);
       });
   }
