@@ -896,10 +896,11 @@ async function main() {
       await webhooksBench({
         gateway: stack.gateway,
         masterKey: stack.masterKey,
+        mongoUrl: stack.mongoUrl,
         token,
         seconds,
         burstSize: numberOption('webhook-burst', 50, 1_000),
-        rate: numberOption('webhook-rate', 5, 100),
+        rate: numberOption('webhook-rate', 2, 100),
         log,
         row,
       });

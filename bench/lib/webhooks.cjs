@@ -1,9 +1,12 @@
 'use strict';
 // Part 8 of `npm run bench`: webhooks from one webhooks replica to a receiver on 127.0.0.1.
 //  a) throughput: 100 endpoints subscribed to articles.created; a burst of articles; deliveries
-//     per second from the first write to the last delivery. Its floor, in the same run: this
+//     per second from the first write to the last delivery. Two floors, in the same run: this
 //     process POSTing the same bodies to the same receiver, 100 paths, the same concurrency (5 per
-//     endpoint) with undici: what the machine and the receiver alone allow.
+//     endpoint) with undici (what the machine and the receiver alone allow); and the database
+//     work no delivery can skip, through the service's own repository on the stack's database:
+//     each event's deliveries written, then each one's attempt logged (one insert and one update
+//     a delivery, no HTTP, no lease, no broker).
 //  b) isolation: articles at a fixed rate, write-to-delivery latency p50/p99 at the 99 endpoints
 //     that stay up; then the same with the 100th endpoint's URL on a port where nothing listens
 //     (connection refused, so every delivery to it fails and is retried); A/B rounds, so the
@@ -109,7 +112,55 @@ async function floorRate(receiver, bodies) {
   return (bodies.length * ENDPOINTS) / elapsed;
 }
 
-async function webhooksBench({ gateway, masterKey, token, seconds, burstSize, rate, log, row }) {
+/** The database floor of (a): the service's DeliveryRepository (its build) on a database of its own. */
+async function databaseFloor(mongoUrl, events) {
+  const { MongoClient, ObjectId } = require('mongodb');
+  const { DeliveryRepository } = require('../../services/webhooks/dist/data/delivery.repository.js');
+  // The services' own pool size (shared/src/data/mongo.ts): FerretDB stalls when a hundred
+  // statements reach it at once, and the service never sends it more than this many.
+  const client = await new MongoClient(mongoUrl, { maxPoolSize: 20 }).connect();
+  const db = client.db(`bench_webhooks_floor_${randomBytes(4).toString('hex')}`);
+  try {
+    const repo = new DeliveryRepository(db, randomBytes(32).toString('hex'));
+    await repo.ensureIndexes();
+    const endpoints = Array.from({ length: ENDPOINTS }, () => new ObjectId());
+    const body = JSON.stringify({
+      type: 'articles.created',
+      timestamp: new Date().toISOString(),
+      data: { id: 'x', title: `wh ${Date.now()}` },
+    });
+    const started = Date.now();
+    const logged = [];
+    for (let e = 0; e < events; e += 1) {
+      const recordId = new ObjectId().toHexString();
+      const now = new Date();
+      await repo.add(
+        endpoints.map((endpointId) => ({
+          endpointId,
+          eventId: `${recordId}:1`,
+          type: 'articles.created',
+          orderKey: `${endpointId}|articles:${recordId}`,
+          seq: 1,
+          body,
+          requestId: 'bench',
+        })),
+        now,
+      );
+      const written = await repo.collection.find({ eventId: `${recordId}:1` }, { projection: { _id: 1 } }).toArray();
+      for (const { _id } of written)
+        logged.push(repo.record(_id, null, { at: new Date(), status: 204, durationMs: 1, response: '' }, 'succeeded', null));
+      // The service holds at most 5 attempts per endpoint in flight: as many writes at once here.
+      if (logged.length >= IN_FLIGHT * ENDPOINTS) await Promise.all(logged.splice(0));
+    }
+    await Promise.all(logged);
+    return (events * ENDPOINTS) / ((Date.now() - started) / 1000);
+  } finally {
+    await db.dropDatabase().catch(() => undefined);
+    await client.close();
+  }
+}
+
+async function webhooksBench({ gateway, masterKey, mongoUrl, token, seconds, burstSize, rate, log, row }) {
   const receiver = await startReceiver();
   const email = `bench.admin.${randomBytes(4).toString('hex')}@example.test`;
   const signUp = await call(gateway, 'POST', '/users', {
@@ -164,6 +215,7 @@ async function webhooksBench({ gateway, masterKey, token, seconds, burstSize, ra
     );
     const floor = await floorRate(receiver, bodies);
     receiver.seen.splice(sample);
+    const dbFloor = await databaseFloor(mongoUrl, burstSize);
     row(
       '8 webhooks',
       `deliveries/s, ${ENDPOINTS} endpoints, a burst of ${burstSize} articles (${burstSize * ENDPOINTS} deliveries)`,
@@ -175,6 +227,12 @@ async function webhooksBench({ gateway, masterKey, token, seconds, burstSize, ra
       `floor: this process POSTing the same to the same receiver (${IN_FLIGHT} per path), deliveries/s`,
       `${floor.toFixed(0)}`,
       `service / floor ${(rate_ / floor).toFixed(2)}×`,
+    );
+    row(
+      '8 webhooks',
+      'floor: the database work alone (each delivery written, then its attempt logged), deliveries/s',
+      `${dbFloor.toFixed(0)}`,
+      `service / floor ${(rate_ / dbFloor).toFixed(2)}×`,
     );
 
     // (b) isolation: A/B rounds, all up and one down.
