@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@restgate/shared';
 import type { ObjectId } from 'mongodb';
 import type { DeliveryDocument, DeliveryRepository } from '../data/delivery.repository';
-import type { DeliveryStatus } from '../domain/delivery-status';
 import type { Endpoint, EndpointRepository } from '../data/endpoint.repository';
 import { nextAttemptAt, succeeded, type Attempt } from '../domain/outcome';
 import { signatureHeader } from '../domain/signing';
@@ -54,9 +53,6 @@ export function createDispatcher(options: DispatcherOptions) {
 
   const busy = (endpointId: ObjectId) => inFlight.get(endpointId.toHexString()) ?? 0;
 
-  type Result = { id: ObjectId; token: string; attempt: Attempt; status: DeliveryStatus; nextAt: Date | null };
-  const record = (r: Result) => deliveries.record(r.id, r.token, r.attempt, r.status, r.nextAt);
-
   async function attempt(leased: DeliveryDocument, endpoint: Endpoint, token: string, free: () => void): Promise<void> {
     const now = new Date();
     const secrets = signingSecrets(endpoint, now);
@@ -74,16 +70,16 @@ export function createDispatcher(options: DispatcherOptions) {
         leased.body,
       );
     }
-    // The endpoint's slot is free once the answer is in; the log follows in the next batch.
+    // The endpoint's slot is free once the answer is in; writing the log need not hold it.
     free();
     if (succeeded(result)) {
-      await record({ id: leased._id, token, attempt: result, status: 'succeeded', nextAt: null });
+      await deliveries.record(leased._id, token, result, 'succeeded', null);
       if (endpoint.failingSince) await endpoints.succeeded(endpoint._id);
       return;
     }
     const failures = leased.attempts.filter((a) => !succeeded(a)).length + 1;
     const next = nextAttemptAt(result, failures, schedule);
-    await record({ id: leased._id, token, attempt: result, status: next ? 'retrying' : 'failed', nextAt: next });
+    await deliveries.record(leased._id, token, result, next ? 'retrying' : 'failed', next);
     const what = result.status !== undefined ? `HTTP ${result.status}` : (result.error ?? 'failed');
     log.info(
       { deliveryId: leased._id.toHexString(), endpointId: endpoint._id.toHexString(), eventId: leased.eventId, what, next },
