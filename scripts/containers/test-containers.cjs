@@ -71,8 +71,9 @@ async function main() {
     // temporary folder.
     const secrets = Object.fromEntries(SECRET_KEYS.map((key) => [key, randomSecret()]));
     const envFile = path.join(work, 'env');
-    // The webhook receiver of test/containers listens on this host: a private address to the containers.
-    const settings = { ...secrets, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+    // The webhook receiver of test/containers listens on this host: a private address to the
+    // containers. Its admin is created with the master key, as an operator creates the first one.
+    const settings = { ...secrets, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ADMIN_SIGN_UP: 'master' };
     fs.writeFileSync(
       envFile,
       Object.entries(settings)

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import { aUser, anArticle } from '../support/actors';
+import { readRegistry } from '../../gateway/src/registry';
 import { expectProblem } from '../support/shapes';
 import {
   allHealthy,
@@ -28,7 +29,9 @@ import {
 // Sign-up sends a verification mail too: these tests count the reset mails.
 const resetMailsTo = (email: string) => mailsWithSubject(email, 'Reset your password');
 
-const NODE_SERVICES = ['gateway', 'identity', 'articles', 'mailer'];
+const registry = readRegistry();
+/** The Node processes compose runs: the gateway and every service of the registry. */
+const NODE_SERVICES = [registry.gateway, ...registry.services].map((s) => s.name);
 
 /** Messages ready and unacknowledged in the broker's queues, by queue name. */
 async function queues(): Promise<Record<string, { ready: number; unacked: number }>> {
