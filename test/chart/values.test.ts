@@ -82,7 +82,7 @@ async function schemaOf(dir: string): Promise<{ schema: Joi.ObjectSchema; base: 
   };
   const base = Object.fromEntries(
     keys
-      .filter((k) => k in stand || ['MASTER_KEY', 'JWT_SECRET', 'PRINCIPAL_SECRET'].includes(k))
+      .filter((k) => k in stand || ['MASTER_KEY', 'JWT_SECRET', 'PRINCIPAL_SECRET', 'WEBHOOK_ENCRYPTION_KEY'].includes(k))
       .map((k) => [k, stand[k] ?? `${k.toLowerCase()}-stand-in-0123456789abcdefghij`]),
   );
   return { schema, base };
