@@ -13,12 +13,13 @@ import { client, type Client } from '../support/http';
 import { mailedLinks } from '../support/outbox';
 import { expectProblem } from '../support/shapes';
 import { startTestStack, type TestStack } from '../support/stack';
+import { startReceiver } from '../support/webhook-receiver';
 
 /**
  * No secret in any log line: the whole stack at LOG_LEVEL=trace goes through a contract flow
  * that puts every kind of secret in every place a client may put it (master key, passwords,
  * HTTP Basic, user tokens, reset tokens in paths and bodies, provider tokens, a TOTP secret, an
- * mfaToken and a recovery code), and then every
+ * mfaToken, a recovery code, webhook signing secrets), and then every
  * line every process wrote is searched for each of them and their encodings.
  *
  * The one exception is documented (docs/accounts.md, "Where mail goes"): in outbox mode (no SMTP server,
@@ -159,6 +160,25 @@ test('when a full contract flow has run at LOG_LEVEL=trace, then no log line of 
   secrets.mfaToken = challenge.body.mfaToken;
   expect((await api.post('/auth/mfa', { json: { mfaToken: challenge.body.mfaToken, recoveryCode } })).status).toBe(201);
   expectProblem(await api.post('/auth/mfa', { form: { mfaToken: challenge.body.mfaToken, recoveryCode: recoveryCode! } }), 401);
+
+  // Webhook signing secrets: made, rotated, and used to sign a delivery (to a receiver that
+  // fails it once, so the retry is logged too).
+  const receiver = await startReceiver();
+  try {
+    const admin = aUser();
+    expect((await signUp(api, stack, admin, { role: 'admin' })).status).toBe(201);
+    const adminToken = (await signIn(api, stack, admin)).body.token as string;
+    const endpoint = await api.post('/webhooks', { bearer: adminToken, form: { url: receiver.url('/logs'), events: 'articles.*' } });
+    expect(endpoint.status).toBe(201);
+    secrets.webhookSecret = endpoint.body.secret;
+    const rotated = await api.post(`/webhooks/${endpoint.body.id}/secret`, { bearer: adminToken });
+    secrets.rotatedWebhookSecret = rotated.body.secret;
+    receiver.answer('/logs', { status: 503 });
+    expect((await api.post(`/webhooks/${endpoint.body.id}/test`, { bearer: adminToken })).status).toBe(202);
+    await receiver.waitFor('/logs', 2);
+  } finally {
+    await receiver.close();
+  }
 
   await stack.stop();
   stopped = true;
