@@ -108,13 +108,19 @@ describe('webhooks through the gateway', () => {
     expect(() => new Webhook(rotated.body.secret).verify(got!.body, headersOf(got!))).not.toThrow();
   });
 
-  test('only admins manage webhooks, and the secret is never shown again', async () => {
-    const { id, secret } = await anEndpoint();
+  test('only admins manage webhooks, the answers with a secret say no-store, and the secret is never shown again', async () => {
+    const created = await api.post('/webhooks', { bearer: admin.token, form: { url: receiver.url('/no-store'), events: 'articles.*' } });
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    const { id, secret } = created.body as { id: string; secret: string };
+    const rotated = await api.post(`/webhooks/${id}/secret`, { bearer: admin.token });
+    expect(rotated.headers.get('cache-control')).toBe('no-store');
+    expect((await api.get(`/webhooks/${id}`, { bearer: admin.token })).headers.get('cache-control')).not.toBe('no-store');
     expect((await api.get('/webhooks', { bearer: author.token })).status).toBe(403);
     expect((await api.get('/webhooks')).status).toBe(401);
     const read = await api.get(`/webhooks/${id}`, { bearer: admin.token });
     expect(read.status).toBe(200);
     expect(read.text).not.toContain(secret.slice(6));
+    expect(read.text).not.toContain((rotated.body.secret as string).slice(6));
   });
 });
 

@@ -35,6 +35,7 @@ export const webhooksApi = {
     level,
     tags,
     summary: 'Register an endpoint for change events; its signing secret is in this answer only',
+    noStore: true,
     description:
       'Each event of a subscribed type is POSTed to `url` signed as [Standard Webhooks](https://www.standardwebhooks.com/): headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp`, `webhook-signature`; body `{ type, timestamp, data }`. At most 100 endpoints.',
     schemas: { body: createEndpointBody },
@@ -92,6 +93,7 @@ export const webhooksApi = {
     level,
     tags,
     summary: 'Rotate the signing secret: the new one is in this answer only; the old one signs beside it for 24 h',
+    noStore: true,
     description:
       'During the overlap (WEBHOOK_ROTATION_OVERLAP_MS) `webhook-signature` holds two signatures, space-separated: a receiver holding either secret verifies.',
     schemas: { params: endpointParams },

@@ -21,7 +21,7 @@ export function webhookRoutes(deps: RouteDeps): RouteDef[] {
   return bindRoutes(webhooksApi, {
     createWebhook: async ({ body }) => {
       const { endpoint, secret } = await createEndpoint(deps, body);
-      return { status: 201, body: { ...endpointView(endpoint), secret }, headers: { 'Cache-Control': 'no-store' } };
+      return { status: 201, body: { ...endpointView(endpoint), secret } };
     },
     listWebhooks: async ({ query, url }) => {
       const { docs, ...page } = await deps.endpoints.list(query);
@@ -43,7 +43,7 @@ export function webhookRoutes(deps: RouteDeps): RouteDef[] {
     },
     rotateWebhookSecret: async ({ params }) => {
       const { endpoint, secret } = await rotateSecret(deps, params.id);
-      return { status: 200, body: { ...endpointView(endpoint), secret }, headers: { 'Cache-Control': 'no-store' } };
+      return { status: 200, body: { ...endpointView(endpoint), secret } };
     },
     testWebhook: async ({ params, requestId }) => {
       const endpoint = await getEndpoint(deps, params.id);
