@@ -98,7 +98,7 @@ export function baseComponents(): OpenApiComponents {
       },
       RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
       CacheControl: {
-        description: '`no-store`: the answer carries a token, or answers for the token in its URL; no cache may keep it.',
+        description: '`no-store`: the answer carries a token or a secret, or answers for the token in its URL; no cache may keep it.',
         schema: { type: 'string', const: 'no-store' },
       },
       XTotalCount: { description: 'How many rows match, ignoring paging.', schema: { type: 'integer' } },
