@@ -87,7 +87,8 @@ export interface RouteDef<B = any, Q = any, P = any> {
   secretParams?: string[];
   /**
    * Every answer of the route (errors too) says `Cache-Control: no-store`: it carries tokens (a
-   * sign-in) or a secret (a webhook's signing secret), or answers for a token in its URL (a mailed link), and no cache may keep it.
+   * sign-in) or a secret (a webhook's signing secret), or answers for a token in its URL (a
+   * mailed link), and no cache may keep it.
    */
   noStore?: boolean;
   /** The resource's rule for this route (docs/api.md, "Rules"): the API docs show it, as `x-restgate-rule` and in the description. */
