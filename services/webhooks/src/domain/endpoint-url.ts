@@ -1,4 +1,5 @@
 import dns from 'node:dns/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { errors } from '@restgate/shared';
 import { ipLiteral, isPublicAddress } from './addresses';
 
@@ -6,6 +7,9 @@ export interface UrlPolicy {
   allowPrivateNetworks: boolean;
   production: boolean;
 }
+
+/** How long registration waits for a name to resolve. */
+const LOOKUP_MS = 2_000;
 
 const refuse = (message: string) => errors.validation([{ param: 'url', message, rule: 'url.notAllowed' }]);
 
@@ -25,7 +29,8 @@ export async function assertDeliverableUrl(text: string, policy: UrlPolicy): Pro
     if (!isPublicAddress(literal)) throw refuse(`url's address ${literal} is not a public address`);
     return;
   }
-  const addresses = await dns.lookup(url.hostname, { all: true }).catch(() => []);
+  // A name that does not resolve (or not within LOOKUP_MS) is let through: connecting checks again.
+  const addresses = await Promise.race([dns.lookup(url.hostname, { all: true }).catch(() => []), delay(LOOKUP_MS, [])]);
   const refused = addresses.find((a) => !isPublicAddress(a.address));
   if (refused) throw refuse(`url's host ${url.hostname} resolves to ${refused.address}, not a public address`);
 }
