@@ -68,7 +68,7 @@ const keys = {
   WEBHOOK_RETRY_SCHEDULE: schedule
     .default([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000])
     .description(
-      'The waits before each retry of a failed delivery, e.g. "5s,5m,30m,2h,5h,10h,10h" (the default): after the last, the delivery has failed for good (it can still be retried by hand).',
+      'The waits before each retry of a failed delivery, such as "5s,5m,30m,2h,5h,10h,10h" (the default); after the last, the delivery has failed for good (it can still be retried by hand).',
     ),
   WEBHOOK_TIMEOUT_MS: Joi.number()
     .integer()
@@ -83,11 +83,11 @@ const keys = {
     .default(5)
     .description('Deliveries in flight at once to one endpoint, per replica of this service.'),
   WEBHOOK_DISABLE_AFTER_MS: duration('5d').description(
-    'An endpoint whose every delivery has failed for this long (e.g. "5d", the default) is disabled, with the reason shown on it.',
+    'An endpoint whose every delivery has failed for this long, such as "5d" (the default), is disabled, with the reason shown on it.',
   ),
-  WEBHOOK_LOG_RETENTION_MS: duration('30d').description('How long the delivery log keeps a delivery (e.g. "30d", the default).'),
+  WEBHOOK_LOG_RETENTION_MS: duration('30d').description('How long the delivery log keeps a settled delivery, such as "30d" (the default).'),
   WEBHOOK_ROTATION_OVERLAP_MS: duration('24h').description(
-    'How long an endpoint\'s previous secret still signs after a rotation (e.g. "24h", the default).',
+    'How long an endpoint\'s previous secret still signs after a rotation, such as "24h" (the default).',
   ),
   WEBHOOK_POLL_MS: Joi.number()
     .integer()
