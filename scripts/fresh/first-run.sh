@@ -38,7 +38,9 @@ say "cloned $(git -C /root/a log -1 --format='%h %s') twice"
 started=$(date +%s)
 (cd /root/a && exec npm start) >/root/a.log 2>&1 &
 pid_a=$!
-(cd /root/b && PORT=9100 IDENTITY_PORT=9101 ARTICLES_PORT=9102 MAILER_PORT=9103 exec npm start) >/root/b.log 2>&1 &
+# The second stack's ports: every process's registry port plus 100 (PORT=9100, IDENTITY_PORT=9101, …).
+b_ports=$(cd /root/b && node -p "const r = require('./services.json'); [r.gateway, ...r.services].map((s) => s.portEnv + '=' + (s.port + 100)).join(' ')")
+(cd /root/b && exec env $b_ports npm start) >/root/b.log 2>&1 &
 pid_b=$!
 say "npm start in /root/a (gateway :9000) and /root/b (gateway :9100), at the same time"
 
