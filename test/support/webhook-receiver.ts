@@ -12,8 +12,9 @@ export interface Received {
 export type Answer = { status: number; headers?: Record<string, string>; body?: string | Buffer } | 'hang';
 
 /**
- * A webhook receiver on loopback, a real HTTP server: it records every request and answers as
- * the test says, per path (`/a`, `/b`: one receiver serves several endpoints).
+ * A webhook receiver, a real HTTP server (on loopback unless told otherwise): it records every
+ * request and answers as the test says, per path (`/a`, `/b`: one receiver serves several
+ * endpoints).
  */
 export interface Receiver {
   url(path: string): string;
