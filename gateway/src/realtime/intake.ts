@@ -1,11 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { ConsumeMessage } from 'amqplib';
 import type { Logger } from '@restgate/shared';
 import type { AmqpClient } from '@restgate/shared/messaging';
-import type { ChangeEvent } from '@restgate/shared/resource';
+import { createChangeConsumer } from '@restgate/shared/resource';
 import type { EventWindow } from './window';
-
-type Channel = Parameters<Parameters<AmqpClient['onReady']>[0]>[0];
 
 export interface IntakeOptions {
   amqp: AmqpClient;
@@ -19,8 +15,6 @@ export interface IntakeOptions {
 
 /** Unacknowledged events one consumer holds; they are appended in order, one at a time. */
 const PREFETCH = 100;
-/** While Redis refuses, an event goes back to the queue after this pause (not in a tight loop). */
-const REQUEUE_DELAY_MS = 500;
 /** A host's queue outlives its last consumer by this much (a restart in the same container takes it over). */
 const QUEUE_EXPIRES_MS = 10 * 60_000;
 
@@ -34,52 +28,16 @@ const QUEUE_EXPIRES_MS = 10 * 60_000;
  * enough, the window being shared.) An event is acknowledged once it is in the window: at least once.
  */
 export function createIntake({ amqp, window, exchange, queue, logger }: IntakeOptions) {
-  const log = logger.child({ component: 'realtime-intake' });
-  let stopped = false;
-
-  async function handle(channel: Channel, message: ConsumeMessage): Promise<void> {
-    let event: ChangeEvent;
-    try {
-      event = JSON.parse(message.content.toString('utf8')) as ChangeEvent;
-      if (typeof event.resource !== 'string' || typeof event.recordId !== 'string' || typeof event.seq !== 'number')
-        throw new Error('not a change event');
-    } catch (err) {
-      log.warn({ messageId: message.properties.messageId, err: (err as Error).message }, 'dropping an unreadable change event');
-      channel.ack(message);
-      return;
-    }
-    try {
+  return createChangeConsumer({
+    amqp,
+    exchange,
+    queue,
+    queueArguments: { 'x-expires': QUEUE_EXPIRES_MS },
+    prefetch: PREFETCH,
+    handle: async (event) => {
       await window.append(event);
-      channel.ack(message);
-    } catch (err) {
-      log.warn(
-        { eventId: event.id, err: (err as Error).message },
-        'could not append a change event to the window; it goes back to the queue',
-      );
-      await sleep(REQUEUE_DELAY_MS);
-      if (!stopped) channel.nack(message, false, true);
-    }
-  }
-
-  return {
-    start() {
-      amqp.onReady(async (channel) => {
-        await channel.assertExchange(exchange, 'topic', { durable: true });
-        await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-expires': QUEUE_EXPIRES_MS } });
-        await channel.bindQueue(queue, exchange, '#');
-        await channel.prefetch(PREFETCH);
-        // One at a time, in delivery order: a chain of appends.
-        let chain = Promise.resolve();
-        await channel.consume(queue, (message) => {
-          if (!message) return;
-          chain = chain.then(() => handle(channel, message)).catch(() => undefined);
-        });
-      });
-      amqp.start();
     },
-    async stop() {
-      stopped = true;
-      await amqp.stop();
-    },
-  };
+    logger: logger.child({ component: 'realtime-intake' }),
+    failure: 'could not append a change event to the window',
+  });
 }

@@ -1,13 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { ConsumeMessage } from 'amqplib';
 import type { Logger, Principal } from '@restgate/shared';
 import type { AmqpClient } from '@restgate/shared/messaging';
-import type { ChangeEvent, RecordAccess } from '@restgate/shared/resource';
+import { createChangeConsumer, type ChangeEvent, type RecordAccess } from '@restgate/shared/resource';
 import type { DeliveryRepository, NewDelivery } from '../data/delivery.repository';
 import { subscribed } from '../domain/event-types';
 import type { EndpointCache } from './endpoint-cache';
-
-type Channel = Parameters<Parameters<AmqpClient['onReady']>[0]>[0];
 
 export interface IntakeOptions {
   amqp: AmqpClient;
@@ -23,8 +19,8 @@ export interface IntakeOptions {
   logger: Logger;
 }
 
+/** Unacknowledged events held at once; their deliveries are written one event at a time. */
 const PREFETCH = 50;
-const REQUEUE_DELAY_MS = 500;
 
 /** An admin who owns no record: what `data` shows is what any admin may read. */
 const ADMIN: Principal = { kind: 'user', id: '000000000000000000000000', role: 'admin', amr: ['pwd', 'otp'] };
@@ -43,70 +39,28 @@ export function deliveryBody(event: ChangeEvent, access: ReadonlyMap<string, Rec
  */
 export function createIntake(options: IntakeOptions) {
   const { amqp, exchange, queue, endpoints, deliveries, access, onAdded, logger } = options;
-  const log = logger.child({ component: 'webhook-intake' });
-  let stopped = false;
-
-  async function handle(channel: Channel, message: ConsumeMessage): Promise<void> {
-    let event: ChangeEvent;
-    try {
-      event = JSON.parse(message.content.toString('utf8')) as ChangeEvent;
-      if (
-        typeof event.id !== 'string' ||
-        typeof event.type !== 'string' ||
-        typeof event.recordId !== 'string' ||
-        typeof event.seq !== 'number'
-      )
-        throw new Error('not a change event');
-    } catch (err) {
-      log.warn({ messageId: message.properties.messageId, err: (err as Error).message }, 'dropping an unreadable change event');
-      channel.ack(message);
-      return;
-    }
-    try {
+  return createChangeConsumer({
+    amqp,
+    exchange,
+    queue,
+    prefetch: PREFETCH,
+    logger: logger.child({ component: 'webhook-intake' }),
+    failure: 'could not write the deliveries of a change event',
+    handle: async (event) => {
       const targets = (await endpoints.all()).filter((e) => e.active && subscribed(e.events, event.type));
-      if (targets.length > 0) {
-        const body = deliveryBody(event, access);
-        const batch: NewDelivery[] = targets.map((e) => ({
-          endpointId: e._id,
-          eventId: event.id,
-          type: event.type,
-          orderKey: `${e._id.toHexString()}|${event.resource}:${event.recordId}`,
-          seq: event.seq,
-          body,
-          requestId: event.requestId ?? null,
-        }));
-        await deliveries.add(batch, new Date());
-        onAdded();
-      }
-      channel.ack(message);
-    } catch (err) {
-      log.warn(
-        { eventId: event.id, err: (err as Error).message },
-        'could not write the deliveries of a change event; it goes back to the queue',
-      );
-      await sleep(REQUEUE_DELAY_MS);
-      if (!stopped) channel.nack(message, false, true);
-    }
-  }
-
-  return {
-    start() {
-      amqp.onReady(async (channel) => {
-        await channel.assertExchange(exchange, 'topic', { durable: true });
-        await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-        await channel.bindQueue(queue, exchange, '#');
-        await channel.prefetch(PREFETCH);
-        let chain = Promise.resolve();
-        await channel.consume(queue, (message) => {
-          if (!message) return;
-          chain = chain.then(() => handle(channel, message)).catch(() => undefined);
-        });
-      });
-      amqp.start();
+      if (targets.length === 0) return;
+      const body = deliveryBody(event, access);
+      const batch: NewDelivery[] = targets.map((e) => ({
+        endpointId: e._id,
+        eventId: event.id,
+        type: event.type,
+        orderKey: `${e._id.toHexString()}|${event.resource}:${event.recordId}`,
+        seq: event.seq,
+        body,
+        requestId: event.requestId ?? null,
+      }));
+      await deliveries.add(batch, new Date());
+      onAdded();
     },
-    async stop() {
-      stopped = true;
-      await amqp.stop();
-    },
-  };
+  });
 }

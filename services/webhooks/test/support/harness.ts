@@ -44,7 +44,7 @@ export const TEST_CONFIG: WebhooksAppConfig = {
  * consuming the test's RabbitMQ (AMQP_URL, set by jest's global setup) on an exchange of its own.
  */
 export async function startWebhooks(config: Partial<WebhooksAppConfig> = {}): Promise<TestService> {
-  const logger = createLogger({ name: 'webhooks-test', level: process.env.WEBHOOKS_TEST_LOG ?? 'silent' });
+  const logger = createLogger({ name: 'webhooks-test', level: 'silent' });
   const mongo = createMongo(testMongoUrl(), uniqueDbName('webhooks'), logger);
   const prefix = `t${uniqueSuffix()}.`;
   const amqpUrl = process.env.AMQP_URL;

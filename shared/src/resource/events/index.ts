@@ -12,3 +12,4 @@ export {
 export { ChangeOutbox, CHANGE_OUTBOX_COLLECTION, type OutboxEntry } from './outbox';
 export { recordedWrites, type RecordedWrites } from './recorded-writes';
 export { createChangeRelay, type ChangeRelay, type ChangeRelayOptions, type VersionedCollection } from './relay';
+export { createChangeConsumer, type ChangeConsumerOptions } from './consumer';
