@@ -10,6 +10,10 @@ import type { Principal } from './principal';
 export interface RequestContext {
   requestId: string;
   principal: Principal;
+  /** The client's address as the gateway resolved it (read on first use: it checks a signature). */
+  readonly clientAddress?: string;
+  /** The client's `User-Agent`, when it sent one. */
+  userAgent?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

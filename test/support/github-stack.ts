@@ -12,11 +12,11 @@ export interface GitHubStack {
   stop(): Promise<void>;
 }
 
-export async function startStackWithGitHub(): Promise<GitHubStack> {
+export async function startStackWithGitHub(env: Record<string, string> = {}): Promise<GitHubStack> {
   const github = await startFakeGitHub();
   let stack: TestStack;
   try {
-    stack = await startTestStack({ env: { SOCIAL_PROVIDERS: 'github', GITHUB_API_URL: github.url } });
+    stack = await startTestStack({ env: { ...env, SOCIAL_PROVIDERS: 'github', GITHUB_API_URL: github.url } });
   } catch (err) {
     await github.close();
     throw err;

@@ -85,7 +85,7 @@ export function client(baseUrl: string): Client {
     const res = await fetch(url, { method, headers, body });
     const text = await res.text();
     let parsed: unknown;
-    if (/json/.test(res.headers.get('content-type') ?? '') && text) parsed = JSON.parse(text);
+    if (/[/+]json\s*(?:;|$)/.test(res.headers.get('content-type') ?? '') && text) parsed = JSON.parse(text);
     recorders.get(url.origin)?.push({
       test: currentTestName(),
       method: method.toUpperCase(),

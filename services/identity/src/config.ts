@@ -23,6 +23,7 @@ export interface IdentityConfig extends BaseConfig, AbuseConfig, UserTokenConfig
   RESET_DEFAULT_PAGE: string;
   RESET_TOKEN_TTL_SECONDS: number;
   OUTBOX_POLL_MS: number;
+  AUDIT_EVENTS: boolean;
   TOPOLOGY_PREFIX: string;
   EMAIL_VERIFICATION_PAGE: string;
   REQUIRE_VERIFIED_EMAIL: boolean;
@@ -198,6 +199,11 @@ const identityKeys = {
     .default(2_000)
     .description(
       'How often the outbox relay looks for mail requests to publish (retries, rows of other replicas, the backlog after a broker outage); a new request wakes it at once.',
+    ),
+  AUDIT_EVENTS: Joi.boolean()
+    .default(true)
+    .description(
+      'Record sign-ins, failures, sessions, password and MFA changes as `auth.*` events for the audit log (the audit service stores them). Off: none is recorded.',
     ),
   TOPOLOGY_PREFIX: Joi.string()
     .pattern(/^[A-Za-z0-9._-]*$/)

@@ -3,7 +3,14 @@ import { applyPolicy } from '@restgate/shared/http';
 import { createRateLimits, createRedis, type RedisHandle } from '@restgate/shared/limits';
 import { createMongo, retryUntil, type MongoHandle } from '@restgate/shared/data';
 import { createAmqp, type AmqpClient, type AmqpOptions } from '@restgate/shared/messaging';
-import { ChangeOutbox, createChangeRelay, eventsExchangeName, type ChangeRelay, type VersionedCollection } from '@restgate/shared/resource';
+import {
+  AUTH_RESOURCE,
+  ChangeOutbox,
+  createChangeRelay,
+  eventsExchangeName,
+  type ChangeRelay,
+  type VersionedCollection,
+} from '@restgate/shared/resource';
 import type { Express } from 'express';
 import { noAbuseLimits, wireAbuseProtection, type AbuseLimits } from './abuse.wiring';
 import { mailExchangeName } from './outbox/mail-exchange';
@@ -26,6 +33,7 @@ import { createMfaModule } from './mfa/mfa.module';
 import { createSocialModule } from './social/social.module';
 import { SOCIAL_PROVIDER_NAMES } from './social/social-provider';
 import { createHousekeeping, type Housekeeping } from './housekeeping';
+import { createAuditTrail } from './audit/audit-trail';
 
 /** What the identity service is built from: `start.ts` passes what `runService` gives it, tests their own. */
 export interface IdentityWiring {
@@ -115,6 +123,8 @@ export function createIdentity({
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
   const notices = new MongoSecurityNoticeRepository(mongo.db);
+  // Auth events share the change outbox and relay: one publisher of the `events` exchange.
+  const audit = createAuditTrail({ outbox: changes, enabled: config.AUDIT_EVENTS, offer: (entry) => changeRelay.offer(entry), logger });
   const sessionSettings = { refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, reuseGraceSeconds: config.REFRESH_REUSE_GRACE_SECONDS };
   const core = {
     users,
@@ -126,6 +136,7 @@ export function createIdentity({
     sessionSettings,
     notices,
     noticeQueued: () => relay.wake(),
+    audit,
   };
   const mfa = createMfaModule({
     db: mongo.db,
@@ -143,6 +154,7 @@ export function createIdentity({
     mailCaps: limits.mailCaps,
     mailQueued: () => relay.wake(),
     afterReset: (user) => mfa.afterPasswordReset(user),
+    audit,
     logger,
   });
   const amqp = createAmqp({ name: 'identity', ...amqpOptions, url: config.AMQP_URL, logger });
@@ -159,6 +171,7 @@ export function createIdentity({
     amqp,
     outbox: changes,
     records: { users: users.collection as unknown as VersionedCollection },
+    standalone: [AUTH_RESOURCE],
     exchange: eventsExchangeName(config.TOPOLOGY_PREFIX),
     logger,
     pollMs: config.OUTBOX_POLL_MS,

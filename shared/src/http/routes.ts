@@ -1,4 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type Joi from 'joi';
 import type { Logger } from 'pino';
@@ -58,6 +60,8 @@ export interface RouteResult {
   body?: unknown;
   /** An HTML page to answer instead of a JSON body (a page for people, such as the reset form). */
   html?: string;
+  /** A body streamed as it is produced (an export), of `headers['Content-Type']`. */
+  stream?: Readable;
   headers?: Record<string, string>;
 }
 
@@ -70,6 +74,8 @@ export type ResponseDoc = {
   schema?: Joi.Schema;
   /** The route also answers this status as an HTML page (`text/html`). */
   html?: boolean;
+  /** The route answers this status as NDJSON (`application/x-ndjson`: one JSON object per line), streamed. */
+  ndjson?: boolean;
 } & ({ description: string; errors?: readonly CatalogueEntry[] } | { description?: string; errors: readonly CatalogueEntry[] });
 
 /** One row of a service's route table. The same row drives validation, access and the API docs. */
@@ -329,8 +335,17 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
             return signal;
           },
         };
-        // The request's context for what the handler writes (its change events name the request and the actor).
-        const result = await runInRequest({ requestId: input.requestId, principal }, () => route.handler(input));
+        // The request's context for what the handler writes: its change and audit events name the
+        // request, the actor and where the request came from.
+        const context = {
+          requestId: input.requestId,
+          principal,
+          get clientAddress() {
+            return input.clientAddress;
+          },
+          userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : undefined,
+        };
+        const result = await runInRequest(context, () => route.handler(input));
         const etag = result.headers?.ETag;
         if (
           (req.method === 'GET' || req.method === 'HEAD') &&
@@ -342,7 +357,12 @@ export function mountRoutes(app: Express, routes: RouteDef[], options: MountOpti
           return;
         }
         res.status(result.status).set(result.headers ?? {});
-        if (result.html !== undefined) res.type('html').send(result.html);
+        if (result.stream) {
+          // Headers are gone once the first line is: a failure later ends the stream short, logged.
+          await pipeline(result.stream, res).catch((err: Error) =>
+            requestLog(req).warn({ err: err.message }, 'a streamed answer ended early'),
+          );
+        } else if (result.html !== undefined) res.type('html').send(result.html);
         else if (result.body === undefined) res.end();
         else res.json(result.body);
       } catch (err) {

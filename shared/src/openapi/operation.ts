@@ -20,6 +20,8 @@ import {
 const BODY_CONTENT_TYPES = ['application/x-www-form-urlencoded', 'application/json'] as const;
 const HTML_MEDIA_TYPE = 'text/html';
 const HTML_PAGE: OpenApiMediaType = { schema: { type: 'string', description: 'An HTML page, for a browser.' } };
+const NDJSON_MEDIA_TYPE = 'application/x-ndjson';
+const NDJSON_LINES: OpenApiMediaType = { schema: { type: 'string', description: 'One JSON object per line (NDJSON), streamed.' } };
 
 /** `/users/:id/password` → `/users/{id}/password`. */
 export function openApiPath(expressPath: string): string {
@@ -150,8 +152,9 @@ export function buildOperation(route: RouteDef, components: OpenApiComponents): 
           )
         : errorResponse(status, errorDescription(doc), doc.schema, components);
     if (route.noStore && !('$ref' in response)) response.headers = { ...response.headers, 'Cache-Control': ref('headers', 'CacheControl') };
+    const media = { ...(doc.html ? { [HTML_MEDIA_TYPE]: HTML_PAGE } : {}), ...(doc.ndjson ? { [NDJSON_MEDIA_TYPE]: NDJSON_LINES } : {}) };
     responses[status] =
-      doc.html && !('$ref' in response) ? { ...response, content: { ...response.content, [HTML_MEDIA_TYPE]: HTML_PAGE } } : response;
+      Object.keys(media).length > 0 && !('$ref' in response) ? { ...response, content: { ...response.content, ...media } } : response;
   }
   if (!declared.some(([status]) => Number(status) < 400)) responses['2XX'] = { description: 'Success.' };
   const derived: number[] = [500, 503];

@@ -6,6 +6,7 @@ import type { RevocationRecorder, SessionRepository, SessionSettings } from './s
 import type { SignInBackoff } from './sign-in-backoff';
 import type { TokenIssuer } from './token-issuer.port';
 import type { UserRecord } from './user';
+import type { AuditTrail } from '../audit/audit-trail';
 
 /** A user's identities at other providers: provider name → that provider's id of the person (opaque to the core). */
 export type ProviderLinks = Partial<Record<string, string>>;
@@ -14,7 +15,7 @@ export type NewUser = Omit<UserRecord, 'id' | 'createdAt' | 'credentialsEpoch' |
 export type UserSummary = Omit<UserRecord, 'passwordHash' | 'passwordProven'>;
 export type UserPage = Pick<ListingQuery, 'q' | 'sort' | 'page' | 'limit' | 'after' | 'count' | 'filters'>;
 /** What an update may set. A new password hash never goes without its credentials epoch. */
-export type UserChanges = Partial<Pick<UserRecord, 'name' | 'picture' | 'emailVerified'>> &
+export type UserChanges = Partial<Pick<UserRecord, 'name' | 'picture' | 'emailVerified' | 'role'>> &
   (
     | { passwordHash: string; credentialsEpoch: number; passwordProven?: true }
     | { passwordHash?: never; credentialsEpoch?: never; passwordProven?: never }
@@ -105,8 +106,10 @@ export interface AccountsDeps extends SecurityNoticeDeps {
   secondFactor: SecondFactorPort;
   /** Ends every password-reset token of a user (a password change makes them moot). */
   resetTokens: { deleteAllOfUser(userId: string): Promise<number> };
-  /** Who may sign up as an admin (ADMIN_SIGN_UP). */
+  /** Who may sign up as an admin, or be made one (ADMIN_SIGN_UP). */
   adminSignUp: AdminSignUp;
+  /** The audit log's auth events (the change relay publishes them). */
+  audit: AuditTrail;
 }
 
 /** ADMIN_SIGN_UP: `master` — the master key or an admin may create admins; `admin` — only an admin's token; `off` — no one. */

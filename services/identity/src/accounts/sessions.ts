@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createSecretBox, type SecretBox } from '@restgate/shared';
+import { actorOfUser, userSubject, type AuditTrail } from '../audit/audit-trail';
 import { identityErrors } from '../errors';
 import type { TokenIssuer } from './token-issuer.port';
 import type { UserRecord } from './user';
@@ -97,6 +98,8 @@ export interface SessionDeps {
   sessions: SessionRepository;
   revocations: RevocationRecorder;
   sessionSettings: SessionSettings;
+  /** Sessions opened, refreshed, reused after the grace: recorded for the audit log. */
+  audit: AuditTrail;
 }
 
 export interface SignedIn {
@@ -129,7 +132,7 @@ export function storedUserAgent(userAgent: string | undefined): string | null {
 
 /** Opens a session for a user who just proved who they are: an access token and a refresh token. */
 export async function openSession(
-  deps: Pick<SessionDeps, 'tokens' | 'sessions' | 'sessionSettings'>,
+  deps: Pick<SessionDeps, 'tokens' | 'sessions' | 'sessionSettings' | 'audit'>,
   user: UserRecord,
   userAgent?: string,
   amr: string[] = ['pwd'],
@@ -151,6 +154,12 @@ export async function openSession(
     },
     { tokenHash: refresh.tokenHash, expiresAt },
   );
+  await deps.audit.record('auth.sign_in.succeeded', {
+    outcome: 'success',
+    actor: actorOfUser(user),
+    subject: userSubject(user.id),
+    details: { amr, sessionId: session.id },
+  });
   return signedIn(deps, user, session, refresh.token);
 }
 
@@ -198,6 +207,12 @@ export async function refreshSession(deps: SessionDeps, refreshToken: string): P
     tokenHash,
     graceMs > 0 ? { sealed: successorBox(refreshToken).seal(next.token, tokenHash), until: new Date(Date.now() + graceMs) } : undefined,
   );
+  await deps.audit.record('auth.refresh.succeeded', {
+    outcome: 'success',
+    actor: actorOfUser(user),
+    subject: userSubject(user.id),
+    details: { sessionId: session.id },
+  });
   return signedIn(deps, user, session, next.token);
 }
 
@@ -224,6 +239,13 @@ async function retryRefresh(deps: SessionDeps, refreshToken: string, stored: Ref
   // Still unfinished (no grace to answer from, or a winner that never finished in time): refused, no theft signal.
   if (use && !use.done && Date.now() - use.usedAt.getTime() < CLAIM_STALE_MS) throw identityErrors.refreshTokenInvalid();
   await endSessions(deps, [stored.sessionId]);
+  // Whoever sent it may be the thief: the actor is nobody known, the subject the session's user.
+  await deps.audit.record('auth.refresh.reuse_detected', {
+    outcome: 'failure',
+    actor: { kind: 'anonymous', id: null },
+    subject: userSubject(stored.userId),
+    details: { sessionId: stored.sessionId, sessionEnded: true },
+  });
   throw identityErrors.refreshTokenInvalid();
 }
 
@@ -262,11 +284,13 @@ export async function replaceCredentials<T>(
   return written;
 }
 
-/** Every session of the user, except `keep` (the one that changed the password). */
-export async function endSessionsOfUser(deps: Pick<SessionDeps, 'sessions' | 'revocations'>, userId: string, keep?: string): Promise<void> {
-  const ids = await deps.sessions.idsOfUser(userId);
-  await endSessions(
-    deps,
-    ids.filter((id) => id !== keep),
-  );
+/** Every session of the user, except `keep` (the one that changed the password): how many ended. */
+export async function endSessionsOfUser(
+  deps: Pick<SessionDeps, 'sessions' | 'revocations'>,
+  userId: string,
+  keep?: string,
+): Promise<number> {
+  const ids = (await deps.sessions.idsOfUser(userId)).filter((id) => id !== keep);
+  await endSessions(deps, ids);
+  return ids.length;
 }

@@ -35,7 +35,7 @@ export async function signIn(
  * second factor on, its second step (a 401 `mfa_required` that carries the token for it).
  */
 export async function openSessionOrSecondStep(
-  deps: Pick<AccountsDeps, 'secondFactor' | 'tokens' | 'sessions' | 'sessionSettings'>,
+  deps: Pick<AccountsDeps, 'secondFactor' | 'tokens' | 'sessions' | 'sessionSettings' | 'audit'>,
   user: UserRecord,
   amr: string[],
   userAgent?: string,

@@ -1,13 +1,16 @@
-import { errors, type Principal } from '@restgate/shared';
+import { actsAsAdmin, errors, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
-import { assertSelfOrAdmin } from './access';
+import { assertMayGrantRole, assertSelfOrAdmin } from './access';
 import type { AccountsDeps } from './accounts-deps';
 import { assertUserIfMatch } from './get-user';
-import { getUser, type UserRecord } from './user';
+import { endSessionsOfUser } from './sessions';
+import { getUser, type Role, type UserRecord } from './user';
 
 export interface ProfileChanges {
   name?: string;
   picture?: string;
+  /** An admin's to change (ADMIN_SIGN_UP says who may make admins); anyone else's is ignored. */
+  role?: Role;
 }
 
 /**
@@ -15,7 +18,7 @@ export interface ProfileChanges {
  * `If-Match`) the change happens only at the version it names: 412 otherwise, nothing changed.
  */
 export async function updateProfile(
-  deps: Pick<AccountsDeps, 'users'>,
+  deps: Pick<AccountsDeps, 'users' | 'sessions' | 'revocations' | 'adminSignUp'>,
   caller: Principal,
   id: string,
   changes: ProfileChanges,
@@ -26,8 +29,14 @@ export async function updateProfile(
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.picture !== undefined) set.picture = changes.picture;
   let version: number | undefined;
+  let before: UserRecord | undefined;
+  if (changes.role !== undefined && actsAsAdmin(caller)) {
+    assertMayGrantRole(caller, changes.role, deps.adminSignUp);
+    before = await getUser(deps, id);
+    if (before.role !== changes.role) set.role = changes.role;
+  }
   if (ifMatch !== undefined) {
-    const current = await getUser(deps, id);
+    const current = before ?? (await getUser(deps, id));
     assertUserIfMatch(ifMatch, current);
     version = current.version ?? 0;
   }
@@ -37,5 +46,7 @@ export async function updateProfile(
     if (version !== undefined && (await deps.users.findById(id))) throw errors.preconditionFailed();
     throw identityErrors.userNotFound();
   }
+  // Access tokens carry the role: the user's sessions end, and the next sign-in has the new one.
+  if (set.role !== undefined) await endSessionsOfUser(deps, id);
   return user;
 }

@@ -12,6 +12,7 @@ import { getUser, type UserRecord } from './user';
 import { parseBasicCredentials } from './basic-credentials';
 import { pathUserId, resolveUserId } from './user-id';
 import { fullView, publicView, sessionView, withFields } from './user.views';
+import { userSubject } from '../audit/audit-trail';
 
 /** One user's view with its ETag (a GET whose If-None-Match names it is answered 304 by the HTTP layer). */
 const tagged = (user: UserRecord, view: unknown) => ({ status: 200, body: view, headers: { ETag: userTag(user) } });
@@ -35,6 +36,7 @@ export function userRoutes(deps: AccountsDeps, api: ReturnType<typeof userApi>):
       clientAddress,
       signal,
     });
+    await deps.audit.record('auth.password.changed', { outcome: 'success', subject: userSubject(user.id) });
     return { status: 200, body: fullView(user) };
   };
 

@@ -53,7 +53,7 @@ export const USER_LISTING: ListingSpec = {
   filters: USER_FILTERS,
 };
 
-/** Request schemas. Unknown keys are dropped (so `role`, `email` or `password` sent to a profile update are ignored). */
+/** Request schemas. Unknown keys are dropped (so `email` or `password` sent to a profile update are ignored). */
 export function userSchemas(options: { passwordMinLength: number }) {
   return {
     createUserBody: Joi.object<CreateUserInput>({
@@ -63,9 +63,15 @@ export function userSchemas(options: { passwordMinLength: number }) {
       picture,
       role: Joi.string().valid('user', 'admin').default('user').description('Role of the new user.'),
     }),
-    profileBody: Joi.object<ProfileChanges>({ name, picture }).description(
-      'PUT and PATCH alike: omitted fields stay. Other keys (role, email, password, a whole full view sent back) are ignored.',
-    ),
+    profileBody: Joi.object<ProfileChanges>({
+      name,
+      picture,
+      role: Joi.string()
+        .valid('user', 'admin')
+        .description(
+          "An admin's to change (making an admin as ADMIN_SIGN_UP allows); the user's sessions then end. Ignored from anyone else.",
+        ),
+    }).description('PUT and PATCH alike: omitted fields stay. Other keys (email, password, a whole full view sent back) are ignored.'),
     passwordBody: Joi.object<{ password: string }>({
       password: password(options.passwordMinLength).required().description('The new password.'),
     }),

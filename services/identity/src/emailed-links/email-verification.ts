@@ -1,3 +1,4 @@
+import { userSubject } from '../audit/audit-trail';
 import type { Logger } from '@restgate/shared';
 import { identityErrors } from '../errors';
 import { assertActiveLink, consumeLink, linkTo, queueLinkMail, requestLink, type EmailedLinkDeps, type LinkPurpose } from './emailed-link';
@@ -19,6 +20,7 @@ export interface EmailVerificationDeps extends EmailedLinkDeps {
 }
 
 type ReadDeps = Pick<EmailVerificationDeps, 'purpose' | 'links' | 'users'>;
+type VerifyDeps = ReadDeps & Pick<EmailVerificationDeps, 'audit'>;
 
 /** Sign-up's port: a verification link to the new user's address. */
 export function verificationMailer(deps: EmailVerificationDeps): VerificationMailer {
@@ -40,11 +42,12 @@ export async function requestEmailVerification(
  * runs a conditional update as read-then-write, so only a delete decides), then the user is
  * marked verified and their other links end.
  */
-export async function verifyEmail(deps: ReadDeps, token: string): Promise<UserRecord> {
+export async function verifyEmail(deps: VerifyDeps, token: string): Promise<UserRecord> {
   const { link, user } = await assertActiveLink(deps, token);
   await consumeLink(deps, link);
   const updated = await deps.users.update(user.id, { emailVerified: true });
   if (!updated) throw identityErrors.verificationNotFound();
   await deps.links.deleteAllOfUser(user.id);
+  await deps.audit.record('auth.email.verified', { outcome: 'success', subject: userSubject(user.id) });
   return updated;
 }

@@ -4,6 +4,7 @@ import { hasControlCharacters } from '@restgate/shared/messaging';
 import type { UserRepository } from '../accounts/accounts-deps';
 import { linkMail, type LinkMail, type LinkMailType } from './link-mail';
 import { normalizeEmail, type UserRecord } from '../accounts/user';
+import type { AuditTrail } from '../audit/audit-trail';
 
 /**
  * An e-mailed one-time link: a token mailed to a user's address, stored only as its hash, that
@@ -67,6 +68,8 @@ export interface EmailedLinkDeps {
   /** Called after a mail request is written, so the relay publishes it now rather than at its next poll. */
   mailQueued: () => void;
   log: Logger;
+  /** Resets requested and completed, addresses verified: recorded for the audit log. */
+  audit: AuditTrail;
 }
 
 const TOKEN_BYTES = 32;
@@ -142,23 +145,24 @@ export async function queueLinkMail(
  * A request for a link by e-mail address. The answer must not tell whether the address is
  * registered (or, with `eligible`, whether it qualifies), so the others get the same work (a
  * lookup, a fresh token, one insert of a stand-in row that no token opens and that sends nothing)
- * and the same outcome: nothing thrown, nothing returned. Past the per-address cap nothing is
- * written and nothing sent, alike.
+ * and the same outcome: nothing thrown, and what it returns (the user found, whether a mail went)
+ * is for the audit log only. Past the per-address cap nothing is written and nothing sent, alike.
  */
 export async function requestLink(
   deps: EmailedLinkDeps,
   input: { email: string; requestId: string; page: (token: string) => string; eligible?: (user: UserRecord) => boolean },
   log: Logger = deps.log,
-): Promise<void> {
+): Promise<{ user: UserRecord | null; mailed: boolean }> {
   const email = normalizeEmail(input.email);
   const user = await deps.users.findByEmail(email);
   if (!(await deps.mailCap.allow(email))) {
     log.info({ userId: user?.id }, `${deps.purpose.mailType} cap reached for this address; nothing sent`);
-    return;
+    return { user, mailed: false };
   }
   const eligible = user && (input.eligible?.(user) ?? true);
-  if (eligible && (await queueLinkMail(deps, user, input.page, input.requestId, log))) return;
+  if (eligible && (await queueLinkMail(deps, user, input.page, input.requestId, log))) return { user, mailed: true };
   await deps.links.insertStandIn({ tokenHash: newLinkToken().tokenHash, expiresAt: new Date(Date.now() + deps.ttlSeconds * 1000) });
+  return { user, mailed: false };
 }
 
 /** A name a mail may greet with: letters (any script) with spaces, dots, apostrophes and hyphens; no digits, links or symbols. */

@@ -1,3 +1,4 @@
+import type { AuditTrail } from '../audit/audit-trail';
 import type { Logger } from '@restgate/shared';
 import type { RouteDef } from '@restgate/shared/http';
 import type { IdentityApiOptions } from '../accounts/api-fragments';
@@ -46,6 +47,7 @@ export function wireEmailedLinks(parts: {
   mailQueued: () => void;
   /** What else a completed reset ends (MFA's pending sign-ins, its wrong-code count). */
   afterReset?: (before: UserRecord) => Promise<void>;
+  audit: AuditTrail;
   logger: Logger;
 }): EmailedLinks {
   const { config, users, mailQueued, logger: log } = parts;
@@ -60,6 +62,7 @@ export function wireEmailedLinks(parts: {
     mailCap: parts.mailCaps.passwordReset,
     mailQueued,
     log,
+    audit: parts.audit,
     hasher: parts.hasher,
     sessions: parts.sessions,
     pages: { linkOrigins: config.RESET_LINK_ORIGINS, defaultPage: config.RESET_DEFAULT_PAGE },
@@ -73,6 +76,7 @@ export function wireEmailedLinks(parts: {
     mailCap: parts.mailCaps.emailVerification,
     mailQueued,
     log,
+    audit: parts.audit,
     page: config.EMAIL_VERIFICATION_PAGE,
   };
   return {

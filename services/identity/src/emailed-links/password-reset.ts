@@ -1,5 +1,6 @@
 import type { Logger } from '@restgate/shared';
 import { identityErrors } from '../errors';
+import { userSubject } from '../audit/audit-trail';
 import { assertActiveLink, consumeLink, requestLink, type EmailedLinkDeps, type LinkPurpose } from './emailed-link';
 import type { PasswordHasher } from '../accounts/password-hasher.port';
 import { resetLink } from './reset-link';
@@ -31,11 +32,16 @@ export interface RequestPasswordResetInput {
  * replaces the user's earlier reset tokens: one link works, the latest, so tokens never pile up.
  */
 export async function requestPasswordReset(deps: PasswordResetDeps, input: RequestPasswordResetInput, log?: Logger): Promise<void> {
-  await requestLink(
+  const { user, mailed } = await requestLink(
     deps,
     { email: input.email, requestId: input.requestId, page: (token) => resetLink(input.link, token, deps.pages) },
     log,
   );
+  await deps.audit.record('auth.password_reset.requested', {
+    outcome: 'success',
+    subject: userSubject(user?.id ?? null),
+    details: { mailed, ...(user ? {} : { account: 'unknown' }) },
+  });
 }
 
 /**
@@ -46,7 +52,7 @@ export async function requestPasswordReset(deps: PasswordResetDeps, input: Reque
  * verifies the address.
  */
 export async function completePasswordReset(
-  deps: Pick<PasswordResetDeps, 'purpose' | 'links' | 'users' | 'hasher' | 'sessions' | 'afterReset'>,
+  deps: Pick<PasswordResetDeps, 'purpose' | 'links' | 'users' | 'hasher' | 'sessions' | 'afterReset' | 'audit'>,
   token: string,
   password: string,
   signal?: AbortSignal,
@@ -63,5 +69,7 @@ export async function completePasswordReset(
   });
   if (!updated) throw identityErrors.resetNotFound();
   await deps.afterReset?.(user);
+  // Whoever holds the link acts for its user: the actor is the request's (anonymous), the subject the user.
+  await deps.audit.record('auth.password_reset.completed', { outcome: 'success', subject: userSubject(user.id) });
   return updated;
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { assertAdminRights, hasSecondFactor, errors, type Principal } from '@restgate/shared';
 import { identityErrors } from '../errors';
+import { actorOfUser, userSubject, verdictOf } from '../audit/audit-trail';
 import { confirmPassword, type CheckContext, type Credentials } from '../accounts/authenticate';
 import type { AccountsDeps, SecondFactorPort } from '../accounts/accounts-deps';
 import { SECOND_FACTOR_RULES, type SecondFactorGuard } from './second-factor-guard';
@@ -12,7 +13,7 @@ import { getUser, isPasswordProven, type UserRecord } from '../accounts/user';
 /** What the MFA module works with: the core's stores it needs, and its own. */
 export interface MfaModuleDeps extends Pick<
   AccountsDeps,
-  'users' | 'hasher' | 'backoff' | 'tokens' | 'sessions' | 'revocations' | 'sessionSettings' | 'notices' | 'noticeQueued'
+  'users' | 'hasher' | 'backoff' | 'tokens' | 'sessions' | 'revocations' | 'sessionSettings' | 'notices' | 'noticeQueued' | 'audit'
 > {
   /** Second factors and sign-ins waiting for one (always there: sign-in must see a factor even without the key). */
   mfa: MfaRepository;
@@ -191,6 +192,7 @@ export async function confirmTotpEnrolment(
   const enabled = await deps.mfa.enable(user.id, factor.sealedSecret, hashRecoveryCodes(deps, recoveryCodes));
   if (!enabled) throw identityErrors.mfaNotPending();
   await touchUser(deps, user.id);
+  await deps.audit.record('auth.mfa.enabled', { outcome: 'success', subject: userSubject(user.id), details: { method: 'totp' } });
   await notifyUser(deps, user, 'mfa-enabled', context.requestId);
   return { recoveryCodes };
 }
@@ -211,8 +213,18 @@ export async function completeMfaSignIn(
   const user = await deps.users.findById(challenge.userId);
   const factor = user && (await deps.mfa.find(user.id));
   if (!user || !factor?.enabled || user.credentialsEpoch !== challenge.credentialsEpoch) throw identityErrors.mfaTokenInvalid();
-  const method = await checkSecondFactor(deps, user, factor, input, context, tokenHash);
+  // Until the step is passed, nobody is proven: the actor is anonymous, the subject the user.
+  const step = { actor: { kind: 'anonymous' as const, id: null }, subject: userSubject(user.id) };
+  let method: string;
+  try {
+    method = await checkSecondFactor(deps, user, factor, input, context, tokenHash);
+  } catch (err) {
+    const verdict = verdictOf(err);
+    if (verdict) await deps.audit.recordFailure('auth.mfa.failed', { ...step, outcome: 'failure', details: { reason: verdict.reason } });
+    throw err;
+  }
   if (!(await deps.mfa.claimChallenge(tokenHash, challenge.expiresAt))) throw identityErrors.mfaTokenInvalid();
+  await deps.audit.record('auth.mfa.succeeded', { ...step, actor: actorOfUser(user), outcome: 'success', details: { method } });
   return openSession(deps, { ...user, credentialsEpoch: challenge.credentialsEpoch }, challenge.userAgent ?? undefined, [
     ...challenge.amr,
     method,
@@ -235,6 +247,7 @@ export async function regenerateRecoveryCodes(
   await checkSecondFactor(deps, user, factor, { code }, context);
   const recoveryCodes = newRecoveryCodes();
   await deps.mfa.replaceRecoveryCodes(user.id, hashRecoveryCodes(deps, recoveryCodes));
+  await deps.audit.record('auth.recovery_codes.regenerated', { outcome: 'success', subject: userSubject(user.id) });
   await notifyUser(deps, user, 'recovery-codes-renewed', context.requestId);
   return { recoveryCodes };
 }
@@ -254,6 +267,7 @@ export async function disableOwnMfa(
   await checkSecondFactor(deps, user, factor, proof, context);
   await deps.mfa.disable(user.id);
   await touchUser(deps, user.id);
+  await deps.audit.record('auth.mfa.disabled', { outcome: 'success', subject: userSubject(user.id), details: { by: 'user' } });
   await notifyUser(deps, user, 'mfa-disabled', context.requestId);
 }
 
@@ -267,8 +281,13 @@ export async function adminDisableMfa(deps: MfaModuleDeps, caller: Principal, us
   if (caller.kind === 'user' && caller.id === userId) throw identityErrors.ownMfaByAdmin();
   const user = await getUser(deps, userId);
   if (!(await deps.mfa.disable(user.id))) throw identityErrors.mfaOff();
-  await endSessionsOfUser(deps, user.id);
+  const ended = await endSessionsOfUser(deps, user.id);
   await touchUser(deps, user.id);
+  await deps.audit.record('auth.mfa.disabled', {
+    outcome: 'success',
+    subject: userSubject(user.id),
+    details: { by: 'admin', sessions: ended },
+  });
   await notifyUser(deps, user, 'mfa-disabled-by-admin', requestId);
 }
 

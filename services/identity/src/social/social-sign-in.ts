@@ -1,7 +1,9 @@
+import { isAppError } from '@restgate/shared';
 import { isDuplicateKeyError } from '@restgate/shared/data';
 import Joi from 'joi';
 import { identityErrors } from '../errors';
-import type { AccountsDeps, UserRepository } from '../accounts/accounts-deps';
+import type { AccountsDeps } from '../accounts/accounts-deps';
+import { actorOfUser, userSubject, verdictOf } from '../audit/audit-trail';
 import { openSessionOrSecondStep } from '../accounts/sign-in';
 import type { SignedIn } from '../accounts/sessions';
 import { socialErrors } from './social-errors';
@@ -29,8 +31,21 @@ export async function socialSignIn(
   timeoutMs: number,
   userAgent?: string,
 ): Promise<SignedIn> {
-  const profile = await provider.fetchProfile(accessToken, AbortSignal.timeout(timeoutMs));
-  const user = await userForProfile(deps.users, provider, profile);
+  let user: UserRecord;
+  try {
+    const profile = await provider.fetchProfile(accessToken, AbortSignal.timeout(timeoutMs));
+    user = await userForProfile(deps, provider, profile);
+  } catch (err) {
+    const verdict = verdictOf(err) ?? (isAppError(err) && err.status === 409 ? { refused: false, reason: err.code } : undefined);
+    if (verdict)
+      await deps.audit.recordFailure(verdict.refused ? 'auth.sign_in.refused' : 'auth.sign_in.failed', {
+        outcome: 'failure',
+        actor: { kind: 'anonymous', id: null },
+        subject: userSubject(null),
+        details: { method: provider.name, reason: verdict.reason },
+      });
+    throw err;
+  }
   // `amr`: the provider's name (RFC 8176 has no value for a federated sign-in).
   return openSessionOrSecondStep(deps, user, [provider.name], userAgent);
 }
@@ -48,7 +63,12 @@ export async function socialSignIn(
  * the address and ends the stranger's password and sessions), and then the link is made. A second
  * pass covers a concurrent first sign-in of the same person that wrote between our read and our write.
  */
-async function userForProfile(users: UserRepository, provider: SocialProvider, profile: ProviderProfile): Promise<UserRecord> {
+async function userForProfile(
+  deps: Pick<AccountsDeps, 'users' | 'audit'>,
+  provider: SocialProvider,
+  profile: ProviderProfile,
+): Promise<UserRecord> {
+  const { users } = deps;
   for (let attempt = 1; ; attempt++) {
     const lastAttempt = attempt === 2;
     const linked = await users.findByProvider(provider.name, profile.id);
@@ -60,13 +80,21 @@ async function userForProfile(users: UserRepository, provider: SocialProvider, p
       if (!isAddressProven(existing)) throw socialErrors.accountUnverified(provider.label);
       if (!isPasswordProven(existing)) throw socialErrors.accountPasswordUnproven(provider.label);
       const updated = await users.linkProvider(existing.id, provider.name, profile.id);
-      if (updated) return updated;
+      if (updated) {
+        await deps.audit.record('auth.social.linked', {
+          outcome: 'success',
+          actor: actorOfUser(updated),
+          subject: userSubject(updated.id),
+          details: { provider: provider.name },
+        });
+        return updated;
+      }
       if (lastAttempt) throw socialErrors.alreadyLinked(provider.label);
       continue;
     }
     try {
       // Name and picture are taken once, here: later sign-ins never overwrite the user's own edits.
-      return await users.insert({
+      const created = await users.insert({
         email,
         name: profile.name?.trim().slice(0, NAME_MAX) || nameFromEmail(email),
         picture: validPicture(profile.picture) ?? gravatarUrl(email),
@@ -76,6 +104,13 @@ async function userForProfile(users: UserRepository, provider: SocialProvider, p
         emailVerified: true,
         providers: { [provider.name]: profile.id },
       });
+      await deps.audit.record('auth.social.linked', {
+        outcome: 'success',
+        actor: actorOfUser(created),
+        subject: userSubject(created.id),
+        details: { provider: provider.name, newAccount: true },
+      });
+      return created;
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
       if (lastAttempt) throw identityErrors.emailTaken();

@@ -39,6 +39,24 @@ export interface ChangeEvent<R extends Record<string, unknown> = Record<string, 
    * it set that was unset before is null), so `{ ...record, ...previous }` is the record before.
    */
   previous?: Record<string, unknown>;
+  /**
+   * Where the request that made the change came from (absent outside a request). For the audit
+   * log only: realtime and webhooks never pass it on.
+   */
+  origin?: EventOrigin;
+}
+
+/** The client's address (as the gateway resolved it) and `User-Agent`, truncated to 512 characters. */
+export interface EventOrigin {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** The origin of the request being served, or undefined outside one. */
+export function currentOrigin(): EventOrigin | undefined {
+  const request = currentRequest();
+  if (!request) return undefined;
+  return { ip: request.clientAddress ?? null, userAgent: request.userAgent?.slice(0, 512) ?? null };
 }
 
 /** The exchange change events are published to (a prefix keeps parallel tests apart). */
@@ -78,6 +96,7 @@ export function changeEvent(
     record: plainRecord(record),
     changed,
     ...(previous ? { previous: plainRecord(previous) } : {}),
+    ...(request ? { origin: currentOrigin() } : {}),
   };
 }
 

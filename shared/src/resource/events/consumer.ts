@@ -8,8 +8,10 @@ export interface ChangeConsumerOptions {
   amqp: AmqpClient;
   /** The `events` topic exchange. */
   exchange: string;
-  /** The consumer's own queue, durable and quorum, bound to every change event. */
+  /** The consumer's own queue, durable and quorum. */
   queue: string;
+  /** The routing keys it is bound to: every change event (CHANGE_BINDINGS) unless given. */
+  bindings?: readonly string[];
   /** More arguments of the queue (`x-expires` for a queue per host). */
   queueArguments?: Record<string, unknown>;
   /** Unacknowledged events held at once. */
@@ -20,6 +22,12 @@ export interface ChangeConsumerOptions {
   logger: Logger;
   failure: string;
 }
+
+/**
+ * Every change event of every resource (`<resource>.<change>`), and nothing else published on the
+ * exchange (identity's `auth.*` events, for the audit log).
+ */
+export const CHANGE_BINDINGS: readonly string[] = ['*.created', '*.updated', '*.deleted'];
 
 /** While `handle` fails (its store away), an event goes back to the queue after this pause, not in a tight loop. */
 const REQUEUE_DELAY_MS = 500;
@@ -67,7 +75,10 @@ export function createChangeConsumer(options: ChangeConsumerOptions) {
       amqp.onReady(async (channel) => {
         await channel.assertExchange(exchange, 'topic', { durable: true });
         await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum', ...options.queueArguments } });
-        await channel.bindQueue(queue, exchange, '#');
+        const bindings = options.bindings ?? CHANGE_BINDINGS;
+        for (const key of bindings) await channel.bindQueue(queue, exchange, key);
+        // A queue declared when every consumer took everything (`#`) narrows to its bindings.
+        if (!bindings.includes('#')) await channel.unbindQueue(queue, exchange, '#');
         await channel.prefetch(prefetch);
         // One at a time, in delivery order: a chain.
         let chain = Promise.resolve();

@@ -3,13 +3,26 @@ export {
   changedFields,
   changeEvent,
   CHANGES,
+  currentOrigin,
   eventsExchangeName,
   plainRecord,
   type Change,
   type ChangeEvent,
   type EventActor,
+  type EventOrigin,
 } from './change-event';
-export { ChangeOutbox, CHANGE_OUTBOX_COLLECTION, type OutboxEntry } from './outbox';
+export {
+  auditActorOf,
+  authEvent,
+  AUTH_RESOURCE,
+  type AuditActor,
+  type AuditActorKind,
+  type AuditOutcome,
+  type AuditSubject,
+  type AuthEvent,
+  type AuthEventInit,
+} from './audit-event';
+export { ChangeOutbox, CHANGE_OUTBOX_COLLECTION, type OutboxEntry, type OutboxEvent } from './outbox';
 export { recordedWrites, type RecordedWrites } from './recorded-writes';
 export { createChangeRelay, type ChangeRelay, type ChangeRelayOptions, type VersionedCollection } from './relay';
-export { createChangeConsumer, type ChangeConsumerOptions } from './consumer';
+export { CHANGE_BINDINGS, createChangeConsumer, type ChangeConsumerOptions } from './consumer';

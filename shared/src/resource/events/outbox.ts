@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError, writeUnique } from '../../data/mongo';
+import type { AuthEvent } from './audit-event';
 import type { ChangeEvent } from './change-event';
 
 /**
@@ -15,12 +16,15 @@ import type { ChangeEvent } from './change-event';
  * it is older than `staleMs`.
  * No event without its change, no change without its event, and one writer per version.
  */
+/** What the outbox holds: a change of a record, or an auth event (its own record: see audit-event.ts). */
+export type OutboxEvent = ChangeEvent | AuthEvent;
+
 export interface OutboxEntry {
   /** `<record id>:<seq>`. */
   _id: string;
   recordId: string;
   seq: number;
-  event: ChangeEvent;
+  event: OutboxEvent;
   status: 'pending' | 'published';
   /** Publish attempts so far (a relay's claim counts as one). */
   attempts: number;
@@ -64,7 +68,7 @@ export class ChangeOutbox {
   }
 
   /** Claims the event's version of its record: the entry, or null when another writer holds it. */
-  async claim(event: ChangeEvent, now = new Date()): Promise<OutboxEntry | null> {
+  async claim(event: OutboxEvent, now = new Date()): Promise<OutboxEntry | null> {
     const entry: OutboxEntry = {
       _id: `${event.recordId}:${event.seq}`,
       recordId: event.recordId,
@@ -79,7 +83,7 @@ export class ChangeOutbox {
   }
 
   /** The writer's change did not happen: its claim goes, so that the next writer may have the version. */
-  async abandon(event: ChangeEvent): Promise<void> {
+  async abandon(event: OutboxEvent): Promise<void> {
     await this.entries.deleteOne({ _id: `${event.recordId}:${event.seq}`, 'event.id': event.id, status: 'pending' });
   }
 

@@ -25,6 +25,11 @@ export interface ChangeRelayOptions {
   leaseMs?: number;
   /** An entry whose change has not shown after this long never happened: it is voided. */
   staleMs?: number;
+  /**
+   * Resources whose events are their own record (identity's `auth`): written by the outbox insert
+   * alone, so nothing is checked before they are published.
+   */
+  standalone?: readonly string[];
 }
 
 export interface ChangeRelay {
@@ -62,6 +67,7 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
   const log = options.logger.child({ component: 'change-relay' });
   const leaseMs = options.leaseMs ?? 30_000;
   const staleMs = options.staleMs ?? 10_000;
+  const standalone = new Set(options.standalone ?? []);
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 
   let started = false;
@@ -102,7 +108,7 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
     const versions = new Map<string, number>();
     const byResource = new Map<string, ObjectId[]>();
     for (const entry of entries) {
-      if (!ObjectId.isValid(entry.recordId)) continue;
+      if (standalone.has(entry.event.resource) || !ObjectId.isValid(entry.recordId)) continue;
       byResource.set(entry.event.resource, [...(byResource.get(entry.event.resource) ?? []), new ObjectId(entry.recordId)]);
     }
     for (const [resource, ids] of byResource) {
@@ -114,6 +120,10 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
     }
     const result = new Map<string, 'happened' | 'not-yet' | 'never'>();
     for (const entry of entries) {
+      if (standalone.has(entry.event.resource)) {
+        result.set(entry._id, 'happened');
+        continue;
+      }
       const version = versions.get(entry.recordId);
       const deleted = entry.event.type.endsWith('.deleted');
       const later = (latest.get(entry.recordId) ?? 0) > entry.seq;

@@ -1,0 +1,67 @@
+import type { AuditActor, AuthEvent, ChangeEvent, EventActor } from '@restgate/shared/resource';
+import type { AuditInput } from './audit-record';
+
+/** Types the audit service derives from the change events (identity records the `auth.*` ones). */
+export const DERIVED_TYPES = ['users.created', 'users.deleted', 'users.role_changed', 'admin.write'] as const;
+/** The housekeeping job's own record. */
+export const RETENTION_TYPE = 'audit.retention.applied';
+
+/** A change event's actor as the log names actors. */
+export function actorOfChange(actor: EventActor, requestId: string): AuditActor {
+  if (actor === null) return { kind: requestId === 'system' ? 'system' : 'anonymous', id: null };
+  if (actor.role === 'master') return { kind: 'master-key', id: null };
+  return { kind: actor.role === 'admin' ? 'admin' : 'user', id: actor.id };
+}
+
+const isAuthEvent = (event: ChangeEvent | AuthEvent): event is AuthEvent => event.resource === 'auth';
+
+/**
+ * The records an event makes: an `auth.*` event is one as it is; a change of a user makes
+ * `users.created`, `users.deleted` or (a changed role) `users.role_changed`; and any change an
+ * admin or the master key made, of any resource, is an `admin.write` too. Each record's id comes
+ * from the event's, so a redelivered event makes the same ids, which the log stores once.
+ */
+export function recordsOf(event: ChangeEvent | AuthEvent): AuditInput[] {
+  const origin = { ip: event.origin?.ip ?? null, userAgent: event.origin?.userAgent ?? null };
+  const base = { at: new Date(event.at), requestId: event.requestId, ...origin };
+  if (isAuthEvent(event)) {
+    if (!event.type.startsWith('auth.')) return [];
+    return [
+      {
+        ...base,
+        id: event.id,
+        type: event.type,
+        outcome: event.outcome === 'failure' ? 'failure' : 'success',
+        actor: event.actor,
+        subject: event.subject ?? null,
+        details: event.details ?? {},
+      },
+    ];
+  }
+  const actor = actorOfChange(event.actor, event.requestId);
+  const change = event.type.slice(event.resource.length + 1);
+  const out: AuditInput[] = [];
+  if (event.resource === 'users') {
+    const subject = { kind: 'user', id: event.recordId };
+    const common = { ...base, outcome: 'success' as const, actor, subject };
+    if (change === 'created') out.push({ ...common, id: event.id, type: 'users.created', details: { role: event.record.role ?? null } });
+    else if (change === 'deleted') out.push({ ...common, id: event.id, type: 'users.deleted', details: {} });
+    else if (change === 'updated' && event.changed.includes('role')) {
+      const from = event.previous?.role ?? null;
+      out.push({ ...common, id: event.id, type: 'users.role_changed', details: { from, to: event.record.role ?? null } });
+    }
+  }
+  if (actor.kind === 'admin' || actor.kind === 'master-key') {
+    out.push({
+      ...base,
+      id: `${event.id}:admin.write`,
+      type: 'admin.write',
+      outcome: 'success',
+      actor,
+      subject: { kind: event.resource, id: event.recordId },
+      // What was written, never its values: a record may hold what the log must not.
+      details: { resource: event.resource, change, changed: event.changed },
+    });
+  }
+  return out;
+}

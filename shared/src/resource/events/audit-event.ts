@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../principal';
+import { currentRequest } from '../../request-context';
+import { currentOrigin, type EventOrigin } from './change-event';
+
+/** Who did what an audit record is about. */
+export type AuditActorKind = 'user' | 'admin' | 'master-key' | 'anonymous' | 'system';
+export interface AuditActor {
+  kind: AuditActorKind;
+  /** The user's id (`user`, `admin`); null otherwise. */
+  id: string | null;
+}
+
+/** What an audit record is about: a user, or a record of a resource (`kind` is the resource). */
+export interface AuditSubject {
+  kind: string;
+  id: string | null;
+}
+
+export type AuditOutcome = 'success' | 'failure';
+
+/**
+ * An authentication step identity records (`auth.<what>.<how>`), published on the `events`
+ * exchange like a change event, through the same outbox: an event that is its own record
+ * (resource `auth`, record id = event id, seq 1), so the relay publishes it on sight and never
+ * waits on another. The audit service stores it; nothing else binds to `auth.#`.
+ */
+export interface AuthEvent {
+  id: string;
+  type: string;
+  resource: 'auth';
+  recordId: string;
+  seq: 1;
+  at: string;
+  requestId: string;
+  actor: AuditActor;
+  subject: AuditSubject | null;
+  outcome: AuditOutcome;
+  /** Never a password, a token, a code or a secret: reason codes, methods, ids. */
+  details: Record<string, unknown>;
+  origin?: EventOrigin;
+}
+
+export const AUTH_RESOURCE = 'auth';
+
+/** The actor a principal is: a user or an admin by id, the master key, or nobody; `system` outside a request. */
+export function auditActorOf(principal: Principal | undefined): AuditActor {
+  if (!principal) return { kind: 'system', id: null };
+  if (principal.kind === 'master') return { kind: 'master-key', id: null };
+  if (principal.kind === 'user') return { kind: principal.role === 'admin' ? 'admin' : 'user', id: principal.id };
+  return { kind: 'anonymous', id: null };
+}
+
+export interface AuthEventInit {
+  outcome: AuditOutcome;
+  subject: AuditSubject | null;
+  /** By default the request's principal (`system` outside a request). */
+  actor?: AuditActor;
+  details?: Record<string, unknown>;
+}
+
+/** A new auth event, named after the request being served (its id, principal and origin). */
+export function authEvent(type: string, init: AuthEventInit, now = new Date()): AuthEvent {
+  const request = currentRequest();
+  const id = randomUUID();
+  const origin = currentOrigin();
+  return {
+    id,
+    type,
+    resource: AUTH_RESOURCE,
+    recordId: id,
+    seq: 1,
+    at: now.toISOString(),
+    requestId: request?.requestId ?? 'system',
+    actor: init.actor ?? auditActorOf(request?.principal),
+    subject: init.subject,
+    outcome: init.outcome,
+    details: init.details ?? {},
+    ...(origin ? { origin } : {}),
+  };
+}
