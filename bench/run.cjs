@@ -18,9 +18,10 @@
 //
 // Traffic goes to 127.0.0.1 only; every phase is bounded by --seconds, and the hop, the floors and
 // the sign-in flood each follow WARM_UP_SECONDS of the same load, not measured. --only 2 (or 1,3) runs
-// some of the eight parts (6: bench/lib/rules.cjs, what a rule costs a list page and a read; 7:
+// some of the nine parts (6: bench/lib/rules.cjs, what a rule costs a list page and a read; 7:
 // bench/lib/realtime.cjs, 10,000 idle event streams and the fan-out of writes to 1,000 of them; 8:
-// bench/lib/webhooks.cjs, deliveries/s at 100 endpoints against its floor, and one endpoint down); part 5 (bench/lib/embedded-db.cjs: the embedded database at
+// bench/lib/webhooks.cjs, deliveries/s at 100 endpoints against its floor, and one endpoint down; 9:
+// bench/lib/audit.cjs, sign-in throughput with the audit log on and off, side by side); part 5 (bench/lib/embedded-db.cjs: the embedded database at
 // --embedded-rows 10000,100000, the stack's FerretDB against FerretDB's own, p50 of
 // --embedded-samples 15 and --embedded-stock-samples 3) takes its own two stacks, and many minutes; --profile <dir> has the gateway, identity and articles write CPU profiles
 // there (open them in Chrome DevTools, or summarise them with bench/profile-top.cjs), from
@@ -38,6 +39,7 @@ const { startMonolith } = require('./lib/monolith.cjs');
 const { ruleCost } = require('./lib/rules.cjs');
 const { realtimeBench } = require('./lib/realtime.cjs');
 const { webhooksBench } = require('./lib/webhooks.cjs');
+const { auditBench } = require('./lib/audit.cjs');
 const { FLOORS, cpuMicros, startFloor } = require('./lib/floors.cjs');
 const { pacedP50 } = require('./lib/http.cjs');
 const { randomBytes } = require('node:crypto');
@@ -414,6 +416,7 @@ async function ownStack(cleanups, profileDir) {
     mongoUrl: own.mongoUrl,
     dbNames: own.dbNames,
     pids: own.pids,
+    startExtra: own.stack.startExtra,
   };
 }
 
@@ -426,9 +429,12 @@ function runningStack() {
     articles: loopbackUrl('articles-url', `http://${HOST}:9002`),
     masterKey: env.MASTER_KEY,
     mongoUrl: env.MONGODB_URL || 'mongodb://127.0.0.1:27017/',
+    /** @type {Record<string, string>} */
     dbNames: { identity: env.IDENTITY_DB || 'identity', articles: env.ARTICLES_DB || 'articles' },
     /** A stack run elsewhere: no process of it is ours to measure. @type {Record<string, number>} */
     pids: {},
+    /** Nor to add to. @type {undefined | import('../scripts/lib/stack.cjs').Stack['startExtra']} */
+    startExtra: undefined,
   };
 }
 
@@ -901,6 +907,24 @@ async function main() {
         seconds,
         burstSize: numberOption('webhook-burst', 50, 1_000),
         rate: numberOption('webhook-rate', 2, 100),
+        log,
+        row,
+      });
+    }
+
+    // (9) sign-in with the audit log on and off, side by side (a second gateway and identity of
+    // this stack's, with AUDIT_EVENTS=false); a stack of its own only.
+    if (part(9) && stack.startExtra) {
+      await auditBench({
+        gateway: stack.gateway,
+        startExtra: stack.startExtra,
+        masterKey: stack.masterKey,
+        mongoUrl: stack.mongoUrl,
+        auditDb: stack.dbNames.audit ?? 'audit',
+        email,
+        password,
+        seconds,
+        rounds: numberOption('audit-rounds', 5, 50),
         log,
         row,
       });

@@ -32,6 +32,8 @@ const SECRET_KEYS = [...new Set([...GATEWAY.secrets, ...SERVICES.flatMap((s) => 
  * @property {ServiceProcess[]} processes
  * @property {Promise<UnexpectedExit>} exited  resolves when a process exits that nobody stopped
  * @property {() => Promise<void>} stop  the gateway first, then the rest
+ * @property {(def: ServiceEntry, options: { name: string, port: number, overrides?: Env }) => Promise<ServiceProcess>} startExtra
+ *   one more process of a registry entry (a second identity with other settings), stopped with the stack
  */
 
 /**
@@ -162,7 +164,17 @@ async function startStack({
       SERVICES.filter((def) => def.urlEnv).map((def) => [def.urlEnv, `http://${HOST}:${ports[def.name]}`]),
     );
     const gateway = await launch(GATEWAY, upstreamUrls);
-    return { gatewayUrl: gateway.url, processes, exited, stop };
+    /**
+     * One more process of a registry entry under a name of its own (`identity-b`), on `port`,
+     * with `overrides` on top of its environment: stopped with the stack.
+     * @param {ServiceEntry} def @param {{ name: string, port: number, overrides?: Env }} options
+     */
+    const startExtra = async (def, { name, port, overrides = {} }) => {
+      ports[name] = port;
+      const extra = def.name === GATEWAY.name ? upstreamUrls : {};
+      return launch({ ...def, name }, { ...extra, ...(serviceEnv[def.name] ?? {}), ...overrides });
+    };
+    return { gatewayUrl: gateway.url, processes, exited, stop, startExtra };
   } catch (err) {
     await stop();
     throw err;

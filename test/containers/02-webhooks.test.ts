@@ -5,11 +5,10 @@
  * standardwebhooks package; counted by `webhook-id`, none missing (a repeat is allowed: delivery
  * is at least once, and the id is how a receiver tells).
  */
-import fs from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { aUser, anArticle } from '../support/actors';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
-import { allHealthy, api, compose, container, docker, eventually, masterKey, signIn, signedUp } from './support';
+import { allHealthy, api, compose, container, docker, eventually, killNode, masterKey, restarted, signIn, signedUp } from './support';
 
 const ARTICLES = 200;
 let receiver: Receiver;
@@ -26,24 +25,6 @@ afterAll(async () => {
   await receiver?.close();
   await allHealthy();
 });
-
-/**
- * SIGKILLs the service's node process from this host: the container's init (PID 1 inside, which
- * `docker kill` would signal, and which Docker would count as a stop by hand) sees its child die
- * and exits with it, and the restart policy brings the container back, as after a crash.
- */
-function killNode(init: number): void {
-  const [node] = fs.readFileSync(`/proc/${init}/task/${init}/children`, 'utf8').trim().split(/\s+/).map(Number);
-  if (!node) throw new Error(`no child process under the container's init (pid ${init})`);
-  process.kill(node, 'SIGKILL');
-}
-
-async function restarted(service: string, before: { id: string; restartCount: number; pid: number }): Promise<void> {
-  await eventually(`${service} running again`, async () => {
-    const now = await container(service);
-    return now.state === 'running' && now.health === 'healthy' && now.pid !== before.pid ? true : undefined;
-  });
-}
 
 test('200 articles across a SIGKILL of webhooks and a broker restart: the receiver gets every created event, none missing', async () => {
   const admin = aUser();

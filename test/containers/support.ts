@@ -3,6 +3,7 @@
  * `docker compose` with the same project, files and env file, Mailpit's API, and bounded waits.
  */
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import { aUser, type UserInput } from '../support/actors';
 import { client, type Client, type Reply } from '../support/http';
 
@@ -165,4 +166,22 @@ export function resetTokenIn(text: string): string {
   const match = /\/password-resets\/([A-Za-z0-9_-]{20,})/.exec(text);
   if (!match) throw new Error(`no reset link in the mail:\n${text.slice(0, 1000)}`);
   return match[1] as string;
+}
+
+/**
+ * SIGKILLs the service's node process from this host: the container's init (PID 1 inside, which
+ * `docker kill` would signal, and which Docker would count as a stop by hand) sees its child die
+ * and exits with it, and the restart policy brings the container back, as after a crash.
+ */
+export function killNode(init: number): void {
+  const [node] = fs.readFileSync(`/proc/${init}/task/${init}/children`, 'utf8').trim().split(/\s+/).map(Number);
+  if (!node) throw new Error(`no child process under the container's init (pid ${init})`);
+  process.kill(node, 'SIGKILL');
+}
+
+export async function restarted(service: string, before: { id: string; restartCount: number; pid: number }): Promise<void> {
+  await eventually(`${service} running again`, async () => {
+    const now = await container(service);
+    return now.state === 'running' && now.health === 'healthy' && now.pid !== before.pid ? true : undefined;
+  });
 }

@@ -4,11 +4,12 @@ import path from 'node:path';
 /**
  * Identity is an accounts core with features around it, each one folder that `identity.ts`
  * composes. A feature reaches the core (and the outbox) but never another feature, and the core
- * reaches no feature: it asks its ports (accounts-deps.ts), which the composition fills.
+ * reaches no feature: it asks its ports (accounts-deps.ts), which the composition fills. The
+ * outbox and the audit trail serve the core and every feature alike, and know nothing of either.
  */
 const SRC = path.resolve(__dirname, '..', 'src');
 const FEATURES = ['mfa', 'social', 'emailed-links'];
-const SHARED_FOLDERS = ['accounts', 'outbox'];
+const SHARED_FOLDERS = ['accounts', 'outbox', 'audit'];
 /** Files at the root of src that any folder may import: the error catalogue and the config's types. */
 const ROOT_IMPORTABLE = new Set(['errors.ts', 'config.ts', 'abuse.config.ts']);
 
@@ -50,13 +51,14 @@ describe("identity's feature boundaries", () => {
     expect(crossing).toEqual([]);
   });
 
-  test('the core (accounts) and the outbox import no feature', () => {
+  test('the core (accounts), the outbox and the audit trail import no feature', () => {
     const upward = edges.filter(({ from, to }) => SHARED_FOLDERS.includes(folderOf(from) ?? '') && FEATURES.includes(folderOf(to) ?? ''));
     expect(upward).toEqual([]);
   });
 
-  test('the outbox imports nothing of the core', () => {
-    expect(edges.filter(({ from, to }) => folderOf(from) === 'outbox' && folderOf(to) === 'accounts')).toEqual([]);
+  test('the outbox and the audit trail import nothing of the core', () => {
+    expect(edges.filter(({ from, to }) => ['outbox', 'audit'].includes(folderOf(from) ?? '') && folderOf(to) === 'accounts')).toEqual([]);
+    expect(edges.some(({ from, to }) => folderOf(from) === 'accounts' && folderOf(to) === 'audit')).toBe(true);
   });
 
   test('no folder imports the composition (identity.ts, api.ts, routes.ts, start.ts)', () => {
@@ -64,7 +66,7 @@ describe("identity's feature boundaries", () => {
     expect(intoRoot).toEqual([]);
   });
 
-  test('every file of src is at the root or in the core, the outbox or a feature folder', () => {
+  test('every file of src is at the root or in the core, the outbox, the audit trail or a feature folder', () => {
     const folders = new Set(
       sourceFiles(SRC)
         .map((file) => folderOf(path.relative(SRC, file)))

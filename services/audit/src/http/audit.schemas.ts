@@ -19,8 +19,7 @@ export interface ExportQuery {
   'at[lt]'?: Date;
   'type[in]'?: string[];
 }
-export const exportQuery = Joi.object<ExportQuery & { access_token?: unknown }>({
-  access_token: Joi.any().strip(),
+export const exportQuery = Joi.object<ExportQuery>({
   'at[gte]': Joi.date().iso().description('Events at or after this time (RFC 3339).'),
   'at[lt]': Joi.date().iso().description('Events before this time (RFC 3339).'),
   'type[in]': Joi.array()
@@ -32,8 +31,7 @@ export const exportQuery = Joi.object<ExportQuery & { access_token?: unknown }>(
 });
 
 /** `GET /audit-events/verify`: the range of `seq` to check (both ends included; the whole log by default). */
-export const verifyQuery = Joi.object<{ from?: number; to?: number; access_token?: unknown }>({
-  access_token: Joi.any().strip(),
+export const verifyQuery = Joi.object<{ from?: number; to?: number }>({
   from: Joi.number().integer().min(1).description('The first `seq` to check.'),
   to: Joi.number().integer().min(Joi.ref('from')).description('The last `seq` to check.'),
 });
