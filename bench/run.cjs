@@ -921,6 +921,7 @@ async function main() {
         masterKey: stack.masterKey,
         mongoUrl: stack.mongoUrl,
         auditDb: stack.dbNames.audit ?? 'audit',
+        identityDb: stack.dbNames.identity,
         email,
         password,
         seconds,

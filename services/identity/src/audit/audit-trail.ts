@@ -64,11 +64,14 @@ export interface AuditTrailOptions {
   logger: Logger;
 }
 
+/** A pass of any relay takes an auth event only after this: until then, this process's relay publishes it. */
+const OWN_RELAY_MS = 5_000;
+
 export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
   const log = options.logger.child({ component: 'audit-trail' });
   async function record(type: AuthEventType, init: AuthEventInit): Promise<void> {
     if (!options.enabled) return;
-    const entry = await options.outbox.claim(authEvent(type, init));
+    const entry = await options.outbox.claim(authEvent(type, init), new Date(), OWN_RELAY_MS);
     // A fresh random id: taken only if the outbox already holds this very event.
     if (entry) options.offer(entry);
   }

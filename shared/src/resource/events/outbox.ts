@@ -67,8 +67,11 @@ export class ChangeOutbox {
     await this.leases.createIndex({ expiresAt: 1 }, { name: 'lease_expiry' });
   }
 
-  /** Claims the event's version of its record: the entry, or null when another writer holds it. */
-  async claim(event: OutboxEvent, now = new Date()): Promise<OutboxEntry | null> {
+  /**
+   * Claims the event's version of its record: the entry, or null when another writer holds it.
+   * `dueAfterMs`: a relay's pass leaves it alone that long (the writer's own relay publishes it).
+   */
+  async claim(event: OutboxEvent, now = new Date(), dueAfterMs = 0): Promise<OutboxEntry | null> {
     const entry: OutboxEntry = {
       _id: `${event.recordId}:${event.seq}`,
       recordId: event.recordId,
@@ -76,7 +79,7 @@ export class ChangeOutbox {
       event,
       status: 'pending',
       attempts: 0,
-      nextAttemptAt: now,
+      nextAttemptAt: new Date(now.getTime() + dueAfterMs),
       createdAt: now,
     };
     return (await writeUnique(() => this.entries.insertOne(entry))) ? entry : null;

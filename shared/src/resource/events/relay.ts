@@ -52,6 +52,8 @@ const BATCH = 100;
 const NOT_YET_MS = 200;
 /** Records whose last published sequence this relay remembers (for `offer`'s order check). */
 const REMEMBERED_RECORDS = 10_000;
+/** How often the events `offer` published are marked so, together. */
+const MARK_EVERY_MS = 50;
 /** Finished entries and expired leases are removed this often (by whichever relay gets there). */
 const PURGE_EVERY_MS = 5 * 60_000;
 
@@ -84,8 +86,36 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
     if (published.size > REMEMBERED_RECORDS) published.delete(published.keys().next().value!);
   };
 
+  /** Entries published by `offer` and not yet marked so: marked together, every MARK_EVERY_MS. */
+  let toMark: string[] = [];
+  let markTimer: NodeJS.Timeout | undefined;
+  function markSoon(id: string): void {
+    toMark.push(id);
+    markTimer ??= setTimeout(() => void flushMarks(), MARK_EVERY_MS);
+  }
+  async function flushMarks(): Promise<void> {
+    if (markTimer) clearTimeout(markTimer);
+    markTimer = undefined;
+    const ids = toMark;
+    toMark = [];
+    // Unmarked, an entry is published again once due (at least once: consumers de-duplicate).
+    await outbox.publishedAll(ids).catch((err: Error) => log.warn({ err: err.message }, 'marking published events failed; they go again'));
+  }
+
+  /**
+   * `offer`'s path for an event that is its own record: nothing to order it after, and publishing
+   * it twice is harmless (consumers de-duplicate on its id), so no lease: publish, and mark it
+   * with the others published meanwhile. Its entry is due only later (`claim`'s `dueAfterMs`), so a
+   * pass takes it only when this did not.
+   */
+  async function offeredStandalone(entry: OutboxEntry): Promise<void> {
+    await publish(entry);
+    markSoon(entry._id);
+  }
+
   /** `offer`'s path: one entry, when nothing of its record can be pending before it. */
   async function offered(entry: OutboxEntry): Promise<void> {
+    if (standalone.has(entry.event.resource)) return offeredStandalone(entry);
     if (entry.seq !== 1 && published.get(entry.recordId) !== entry.seq - 1) return wake();
     if (!(await outbox.lease(entry, owner, leaseMs))) return; // a pass has it
     const leased = { ...entry, attempts: entry.attempts + 1 };
@@ -260,6 +290,7 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
       stopped = true;
       napping?.abort();
       await loop;
+      await flushMarks();
     },
     backlog: () => outbox.pendingCount(),
   };
