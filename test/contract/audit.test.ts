@@ -330,6 +330,42 @@ describe('reading the log', () => {
     expect((await api.get('/audit-events/verify', { bearer: one.token })).status).toBe(403);
   });
 
+  test('the data API: ip, actor.id, subject.id, type[in] and at[gte] filters, count=false, and after cursors that walk every page once', async () => {
+    const { id, user } = await aUserSignedIn();
+    const signedIn = await from((headers) => api.post('/auth', { headers, basic: basic(user), form: master() }));
+    const out = await from((headers) => api.request('DELETE', '/auth/session', { headers, bearer: signedIn.reply.body.token }));
+    secrets.push(signedIn.reply.body.token, signedIn.reply.body.refreshToken);
+    await theEventOf(out, 'auth.logout', { kind: 'user', id });
+
+    const byIp = await eventsWhere({ 'ip[eq]': signedIn.ip });
+    expect(byIp.map((e) => e.type)).toEqual(['auth.sign_in.succeeded']);
+    const mine = await eventsWhere({ 'actor.id[eq]': id, 'type[in]': 'auth.sign_in.succeeded,auth.logout' }, 3);
+    expect(mine.map((e) => e.type).sort()).toEqual(['auth.logout', 'auth.sign_in.succeeded', 'auth.sign_in.succeeded']);
+    expect(mine.every((e) => e.actor.id === id)).toBe(true);
+    // Newest first: the last of `mine` is the earliest; from its time on, every one of them.
+    const fromEarliest = await eventsWhere({ 'subject.id[eq]': id, 'at[gte]': mine[mine.length - 1].at }, 3);
+    expect(fromEarliest.map((e) => e.id)).toEqual(expect.arrayContaining(mine.map((e) => e.id)));
+    expect(fromEarliest.every((e) => e.at >= mine[mine.length - 1].at)).toBe(true);
+
+    const uncounted = await api.get('/audit-events', { bearer: admin.token, query: { 'subject.id[eq]': id, count: 'false', limit: '2' } });
+    expect(uncounted.status).toBe(200);
+    expect(uncounted.body).not.toHaveProperty('count');
+    const seen: string[] = [];
+    let next: string | undefined = '/audit-events?limit=2&subject.id%5Beq%5D=' + id;
+    for (let pages = 0; next && pages < 20; pages++) {
+      const page = await api.get(next.replace(/^.*?\/audit-events/, '/audit-events'), { bearer: admin.token });
+      expect(page.status).toBe(200);
+      seen.push(...page.body.rows.map((e: any) => e.id));
+      next = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
+    }
+    const all = await eventsWhere({ 'subject.id[eq]': id });
+    expect(seen).toEqual(all.map((e) => e.id));
+    expect(new Set(seen).size).toBe(seen.length);
+    const bad = await api.get('/audit-events', { bearer: admin.token, query: { 'ip[gt]': '1' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'validation_failed' });
+  });
+
   test('no route changes or deletes an event (405), and the export streams NDJSON', async () => {
     const [latest] = await eventsWhere({ limit: '1' });
     for (const method of ['PUT', 'PATCH', 'DELETE']) {
