@@ -254,7 +254,7 @@ describe('the audit log: one event per action, with its address, request and act
     expect(disabled).toMatchObject({ subject: { kind: 'user', id: other.id }, details: { by: 'admin' } });
   }, 120_000);
 
-  test("an admin ends sessions, changes a role, writes an article and deletes a user; the user's next request is refused", async () => {
+  test("an admin ends sessions, changes a role, writes an article and a webhook endpoint, and deletes a user; the user's next request is refused", async () => {
     const { id, token } = await aUserSignedIn();
     const ended = await from((headers) => api.request('DELETE', `/users/${id}/sessions`, { headers, bearer: admin.token }));
     expect(ended.reply.status).toBe(204);
@@ -278,6 +278,21 @@ describe('the audit log: one event per action, with its address, request and act
       subject: { kind: 'articles', id: written.reply.body.id },
       details: { resource: 'articles', change: 'created' },
     });
+
+    // The webhooks service's endpoints have no change events: their writes are recorded there.
+    const hook = await from((headers) =>
+      api.post('/webhooks', { headers, bearer: admin.token, form: { url: 'http://127.0.0.1:9/audit', events: 'articles.created' } }),
+    );
+    expect(hook.reply.status).toBe(201);
+    secrets.push(hook.reply.body.secret);
+    const hookWrite = await theEventOf(hook, 'admin.write', { kind: 'admin', id: admin.id });
+    expect(hookWrite).toMatchObject({
+      subject: { kind: 'webhooks', id: hook.reply.body.id },
+      details: { resource: 'webhooks', change: 'created' },
+    });
+    const unhooked = await from((headers) => api.request('DELETE', `/webhooks/${hook.reply.body.id}`, { headers, bearer: admin.token }));
+    expect(unhooked.reply.status).toBe(204);
+    expect((await theEventOf(unhooked, 'admin.write', { kind: 'admin', id: admin.id })).details).toMatchObject({ change: 'deleted' });
 
     const removed = await from((headers) => api.request('DELETE', `/users/${id}`, { headers, bearer: admin.token }));
     expect(removed.reply.status).toBe(204);

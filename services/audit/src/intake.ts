@@ -1,6 +1,6 @@
 import type { Logger } from '@restgate/shared';
 import type { AmqpClient } from '@restgate/shared/messaging';
-import { createChangeConsumer, type AuthEvent, type ChangeEvent } from '@restgate/shared/resource';
+import { createChangeConsumer, type AuditEvent, type ChangeEvent } from '@restgate/shared/resource';
 import type { AuditRepository } from './data/audit.repository';
 import { recordsOf } from './domain/from-events';
 
@@ -32,7 +32,7 @@ export function createIntake(options: IntakeOptions) {
     logger: log,
     failure: 'storing an audit event failed',
     handle: async (event) => {
-      for (const record of recordsOf(event as ChangeEvent | AuthEvent)) {
+      for (const record of recordsOf(event as ChangeEvent | AuditEvent)) {
         const outcome = await options.records.append(record);
         if (outcome === 'duplicate') log.debug({ eventId: record.id }, 'audit event stored already');
       }

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@restgate/shared';
 import { createMongo, type MongoHandle } from '@restgate/shared/data';
-import type { AuthEvent, ChangeEvent } from '@restgate/shared/resource';
+import type { AuditEvent, ChangeEvent } from '@restgate/shared/resource';
 import { TEST_PRINCIPAL_SECRET, testMongoUrl, uniqueDbName } from '@restgate/shared/testing';
 import { AuditRepository } from '../src/data/audit.repository';
 import { GENESIS_HASH, hashOf, type AuditInput } from '../src/domain/audit-record';
@@ -169,10 +169,10 @@ describe('records made of the events', () => {
     const made = recordsOf(signUp);
     expect(made.map((r) => r.type)).toEqual(['users.created', 'admin.write']);
     expect(JSON.stringify(made)).not.toContain('x@example.com');
-    const auth: AuthEvent = {
+    const auth: AuditEvent = {
       id: randomUUID(),
       type: 'auth.sign_in.failed',
-      resource: 'auth',
+      resource: 'audit',
       recordId: 'x',
       seq: 1,
       at: new Date().toISOString(),

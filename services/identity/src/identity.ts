@@ -4,7 +4,7 @@ import { createRateLimits, createRedis, type RedisHandle } from '@restgate/share
 import { createMongo, retryUntil, type MongoHandle } from '@restgate/shared/data';
 import { createAmqp, type AmqpClient, type AmqpOptions } from '@restgate/shared/messaging';
 import {
-  AUTH_RESOURCE,
+  AUDIT_RESOURCE,
   ChangeOutbox,
   createChangeRelay,
   eventsExchangeName,
@@ -33,7 +33,7 @@ import { createMfaModule } from './mfa/mfa.module';
 import { createSocialModule } from './social/social.module';
 import { SOCIAL_PROVIDER_NAMES } from './social/social-provider';
 import { createHousekeeping, type Housekeeping } from './housekeeping';
-import { createAuditTrail } from './audit/audit-trail';
+import { createAuditTrail, type AuthEventType } from './audit/audit-trail';
 
 /** What the identity service is built from: `start.ts` passes what `runService` gives it, tests their own. */
 export interface IdentityWiring {
@@ -124,7 +124,12 @@ export function createIdentity({
   });
   const notices = new MongoSecurityNoticeRepository(mongo.db);
   // Auth events share the change outbox and relay: one publisher of the `events` exchange.
-  const audit = createAuditTrail({ outbox: changes, enabled: config.AUDIT_EVENTS, offer: (entry) => changeRelay.offer(entry), logger });
+  const audit = createAuditTrail<AuthEventType>({
+    outbox: changes,
+    enabled: config.AUDIT_EVENTS,
+    offer: (entry) => changeRelay.offer(entry),
+    logger,
+  });
   const sessionSettings = { refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, reuseGraceSeconds: config.REFRESH_REUSE_GRACE_SECONDS };
   const core = {
     users,
@@ -171,7 +176,7 @@ export function createIdentity({
     amqp,
     outbox: changes,
     records: { users: users.collection as unknown as VersionedCollection },
-    standalone: [AUTH_RESOURCE],
+    standalone: [AUDIT_RESOURCE],
     exchange: eventsExchangeName(config.TOPOLOGY_PREFIX),
     logger,
     pollMs: config.OUTBOX_POLL_MS,

@@ -3,7 +3,16 @@ import { createSecretBox, readRegistry, routedServices, type Logger } from '@res
 import { applyPolicy, createHttpApp, type RouteDef } from '@restgate/shared/http';
 import type { MongoHandle } from '@restgate/shared/data';
 import type { AmqpClient } from '@restgate/shared/messaging';
-import { eventsExchangeName, loadRecordAccess, type RecordAccess } from '@restgate/shared/resource';
+import {
+  AUDIT_RESOURCE,
+  ChangeOutbox,
+  createAuditTrail,
+  createChangeRelay,
+  eventsExchangeName,
+  loadRecordAccess,
+  noAuditTrail,
+  type RecordAccess,
+} from '@restgate/shared/resource';
 import type { WebhooksConfig } from './config';
 import { DeliveryRepository } from './data/delivery.repository';
 import { EndpointRepository } from './data/endpoint.repository';
@@ -67,6 +76,23 @@ export function createWebhooks({ config, logger, mongo, amqp, access }: Webhooks
     pollMs: config.WEBHOOK_POLL_MS,
     logger,
   });
+  // Admins' writes of endpoints go to the audit log as `admin.write` events, through an outbox and
+  // a relay of the service's own (they are no change events of a resource).
+  const outbox = new ChangeOutbox(mongo.db);
+  const relay = amqp
+    ? createChangeRelay({
+        amqp,
+        outbox,
+        records: {},
+        standalone: [AUDIT_RESOURCE],
+        exchange: eventsExchangeName(config.TOPOLOGY_PREFIX),
+        logger,
+        pollMs: config.WEBHOOK_POLL_MS,
+      })
+    : undefined;
+  const audit = relay
+    ? createAuditTrail<'admin.write'>({ outbox, enabled: true, offer: (entry) => relay.offer(entry), logger })
+    : noAuditTrail;
   const intake = amqp
     ? createIntake({
         amqp,
@@ -90,6 +116,7 @@ export function createWebhooks({ config, logger, mongo, amqp, access }: Webhooks
       rotationOverlapMs: config.WEBHOOK_ROTATION_OVERLAP_MS,
       changed: () => cache.invalidate(),
       wake: () => dispatcher.wake(),
+      audit,
     }),
     config.ROUTE_POLICY,
   ) as RouteDef[];
@@ -110,13 +137,16 @@ export function createWebhooks({ config, logger, mongo, amqp, access }: Webhooks
     ensureIndexes: async () => {
       await endpoints.ensureIndexes();
       await deliveries.ensureIndexes();
+      await outbox.ensureIndexes();
     },
     /** Starts consuming the events and sending what is due. */
     start() {
       dispatcher.start();
+      relay?.start();
       intake?.start();
     },
     async stop() {
+      await relay?.stop();
       await intake?.stop();
       await dispatcher.stop();
       await sender.close();

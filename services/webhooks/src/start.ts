@@ -1,28 +1,5 @@
-import { runService } from '@restgate/shared';
-import { createMongo, retryUntil } from '@restgate/shared/data';
-import { createAmqp } from '@restgate/shared/messaging';
+import { runDatabaseService } from '@restgate/shared/resource';
 import { createWebhooks } from './app';
 import { configSchema, type WebhooksConfig } from './config';
 
-const NAME = 'webhooks';
-const INDEX_TIMEOUT_MS = 30_000;
-
-void runService<WebhooksConfig>({
-  name: NAME,
-  schema: configSchema,
-  start: async (config, logger) => {
-    const mongo = createMongo(config.MONGODB_URL, config.MONGODB_DB, logger);
-    const amqp = createAmqp({ name: NAME, url: config.AMQP_URL, logger });
-    const service = createWebhooks({ config, logger, mongo, amqp });
-    // The database may come up after us: retry for a while, then fail the start loudly.
-    await retryUntil(service.ensureIndexes, INDEX_TIMEOUT_MS, logger, 'creating indexes');
-    service.start();
-    return {
-      app: service.app,
-      stop: async () => {
-        await service.stop();
-        await mongo.close();
-      },
-    };
-  },
-});
+void runDatabaseService<WebhooksConfig>({ name: 'webhooks', schema: configSchema, create: createWebhooks });

@@ -17,7 +17,15 @@ export { assertMayActOn, assertMayTry, assertUser, type UserPrincipal } from './
 export { createResourceRepository, type Listing, type ResourceRepository } from './repository';
 export { filtersOf, lengthBounds, resourceSchemas } from './schemas';
 export { defineView, type Selected } from './view';
-export { compileRule, PRESET_EXPRESSIONS, RULE_LIMITS, RULE_PRESETS, type CompiledRule, type RuleAction, type RuleCaller } from './rules/compile';
+export {
+  compileRule,
+  PRESET_EXPRESSIONS,
+  RULE_LIMITS,
+  RULE_PRESETS,
+  type CompiledRule,
+  type RuleAction,
+  type RuleCaller,
+} from './rules/compile';
 export { RuleError } from './rules/parse';
 export {
   assertFieldsWritable,
@@ -33,3 +41,4 @@ export {
 export { createRuleGuard, versionInIfMatch, visibleTag, type RuleGuard } from './rules/guard';
 export * from './events';
 export { compiledResourceFile, loadRecordAccess, recordAccess, usersAccess, type RecordAccess } from './access';
+export { runDatabaseService, type DatabaseService } from './run-service';

@@ -1,4 +1,4 @@
-import type { AuditActor, AuthEvent, ChangeEvent, EventActor } from '@restgate/shared/resource';
+import type { AuditActor, AuditEvent, ChangeEvent, EventActor } from '@restgate/shared/resource';
 import type { AuditInput } from './audit-record';
 
 /** Types the audit service derives from the change events (identity records the `auth.*` ones). */
@@ -13,19 +13,20 @@ export function actorOfChange(actor: EventActor, requestId: string): AuditActor 
   return { kind: actor.role === 'admin' ? 'admin' : 'user', id: actor.id };
 }
 
-const isAuthEvent = (event: ChangeEvent | AuthEvent): event is AuthEvent => event.resource === 'auth';
+const isAuditEvent = (event: ChangeEvent | AuditEvent): event is AuditEvent => event.resource === 'audit';
 
 /**
- * The records an event makes: an `auth.*` event is one as it is; a change of a user makes
+ * The records an event makes: an audit event (`auth.*`, or `admin.write` of what has no change
+ * events) is one as it is; a change of a user makes
  * `users.created`, `users.deleted` or (a changed role) `users.role_changed`; and any change an
  * admin or the master key made, of any resource, is an `admin.write` too. Each record's id comes
  * from the event's, so a redelivered event makes the same ids, which the log stores once.
  */
-export function recordsOf(event: ChangeEvent | AuthEvent): AuditInput[] {
+export function recordsOf(event: ChangeEvent | AuditEvent): AuditInput[] {
   const origin = { ip: event.origin?.ip ?? null, userAgent: event.origin?.userAgent ?? null };
   const base = { at: new Date(event.at), requestId: event.requestId, ...origin };
-  if (isAuthEvent(event)) {
-    if (!event.type.startsWith('auth.')) return [];
+  if (isAuditEvent(event)) {
+    if (!event.type.startsWith('auth.') && event.type !== 'admin.write') return [];
     return [
       {
         ...base,

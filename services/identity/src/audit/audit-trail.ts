@@ -1,11 +1,10 @@
-import { isAppError, type Logger } from '@restgate/shared';
+import { isAppError } from '@restgate/shared';
 import {
-  authEvent,
+  createAuditTrail,
+  noAuditTrail,
   type AuditActor,
   type AuditSubject,
-  type AuthEventInit,
-  type ChangeOutbox,
-  type OutboxEntry,
+  type AuditTrail as SharedAuditTrail,
 } from '@restgate/shared/resource';
 
 /**
@@ -42,53 +41,9 @@ export const actorOfUser = (user: { id: string; role: string }): AuditActor => (
   id: user.id,
 });
 
-export interface AuditTrail {
-  /**
-   * Records what the request being served did. Awaited before its answer: a request answered as
-   * done has its event in the outbox, which the change relay publishes (at least once).
-   */
-  record(type: AuthEventType, init: AuthEventInit): Promise<void>;
-  /**
-   * Records a failed or refused step of a request that is failing anyway: a write that fails is
-   * logged, and the request keeps its own error.
-   */
-  recordFailure(type: AuthEventType, init: AuthEventInit): Promise<void>;
-}
-
-export interface AuditTrailOptions {
-  outbox: ChangeOutbox;
-  /** AUDIT_EVENTS: off, nothing is recorded. */
-  enabled: boolean;
-  /** The relay publishes a new entry at once. */
-  offer: (entry: OutboxEntry) => void;
-  logger: Logger;
-}
-
-/** A pass of any relay takes an auth event only after this: until then, this process's relay publishes it. */
-const OWN_RELAY_MS = 5_000;
-
-export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
-  const log = options.logger.child({ component: 'audit-trail' });
-  async function record(type: AuthEventType, init: AuthEventInit): Promise<void> {
-    if (!options.enabled) return;
-    const entry = await options.outbox.claim(authEvent(type, init), new Date(), OWN_RELAY_MS);
-    // A fresh random id: taken only if the outbox already holds this very event.
-    if (entry) options.offer(entry);
-  }
-  return {
-    record,
-    async recordFailure(type, init) {
-      try {
-        await record(type, init);
-      } catch (err) {
-        log.error({ type, err: (err as Error).message }, 'an auth event could not be recorded');
-      }
-    },
-  };
-}
-
-/** Records nothing (tests of something else, and AUDIT_EVENTS off). */
-export const noAuditTrail: AuditTrail = { record: async () => undefined, recordFailure: async () => undefined };
+/** Identity's trail: the auth event types only. */
+export type AuditTrail = SharedAuditTrail<AuthEventType>;
+export { createAuditTrail, noAuditTrail };
 
 /**
  * How a failed sign-in step is recorded: refused (a limit, the back-off, the hashing queue full:

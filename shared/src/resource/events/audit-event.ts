@@ -20,15 +20,17 @@ export interface AuditSubject {
 export type AuditOutcome = 'success' | 'failure';
 
 /**
- * An authentication step identity records (`auth.<what>.<how>`), published on the `events`
- * exchange like a change event, through the same outbox: an event that is its own record
- * (resource `auth`, record id = event id, seq 1), so the relay publishes it on sight and never
- * waits on another. The audit service stores it; nothing else binds to `auth.#`.
+ * An event a service records for the audit log only, not a change of a record: identity's
+ * `auth.*` steps, and `admin.write` of what has no change events (the webhooks service's
+ * endpoints). Published on the `events` exchange like a change event, through the same outbox: an
+ * event that is its own record (resource `audit`, record id = event id, seq 1), so the relay
+ * publishes it on sight and never waits on another. The audit service stores it; the consumers of
+ * changes never see it (its routing key, the type, is not `<resource>.<change>`).
  */
-export interface AuthEvent {
+export interface AuditEvent {
   id: string;
   type: string;
-  resource: 'auth';
+  resource: 'audit';
   recordId: string;
   seq: 1;
   at: string;
@@ -41,7 +43,7 @@ export interface AuthEvent {
   origin?: EventOrigin;
 }
 
-export const AUTH_RESOURCE = 'auth';
+export const AUDIT_RESOURCE = 'audit';
 
 /** The actor a principal is: a user or an admin by id, the master key, or nobody; `system` outside a request. */
 export function auditActorOf(principal: Principal | undefined): AuditActor {
@@ -51,7 +53,7 @@ export function auditActorOf(principal: Principal | undefined): AuditActor {
   return { kind: 'anonymous', id: null };
 }
 
-export interface AuthEventInit {
+export interface AuditEventInit {
   outcome: AuditOutcome;
   subject: AuditSubject | null;
   /** By default the request's principal (`system` outside a request). */
@@ -59,15 +61,15 @@ export interface AuthEventInit {
   details?: Record<string, unknown>;
 }
 
-/** A new auth event, named after the request being served (its id, principal and origin). */
-export function authEvent(type: string, init: AuthEventInit, now = new Date()): AuthEvent {
+/** A new audit event, named after the request being served (its id, principal and origin). */
+export function auditEvent(type: string, init: AuditEventInit, now = new Date()): AuditEvent {
   const request = currentRequest();
   const id = randomUUID();
   const origin = currentOrigin();
   return {
     id,
     type,
-    resource: AUTH_RESOURCE,
+    resource: AUDIT_RESOURCE,
     recordId: id,
     seq: 1,
     at: now.toISOString(),

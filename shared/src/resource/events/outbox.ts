@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError, writeUnique } from '../../data/mongo';
-import type { AuthEvent } from './audit-event';
+import type { AuditEvent } from './audit-event';
 import type { ChangeEvent } from './change-event';
 
 /**
@@ -17,7 +17,7 @@ import type { ChangeEvent } from './change-event';
  * No event without its change, no change without its event, and one writer per version.
  */
 /** What the outbox holds: a change of a record, or an auth event (its own record: see audit-event.ts). */
-export type OutboxEvent = ChangeEvent | AuthEvent;
+export type OutboxEvent = ChangeEvent | AuditEvent;
 
 export interface OutboxEntry {
   /** `<record id>:<seq>`. */
