@@ -2,7 +2,7 @@ import type { Logger } from '@restgate/shared';
 import type { AmqpClient } from '@restgate/shared/messaging';
 import { createChangeConsumer, type AuditEvent, type ChangeEvent } from '@restgate/shared/resource';
 import type { AuditRepository } from './data/audit.repository';
-import { recordsOf } from './domain/from-events';
+import { AUDIT_BINDINGS, recordsOf } from './domain/from-events';
 
 export interface IntakeOptions {
   amqp: AmqpClient;
@@ -16,8 +16,7 @@ export interface IntakeOptions {
 const PREFETCH = 50;
 
 /**
- * Every event on the exchange (`#`: the changes of every resource and identity's `auth.*`), into
- * the log in delivery order, acknowledged once stored. One replica at a time consumes (a single
+ * The audit events and the users' changes (AUDIT_BINDINGS), into the log in delivery order, acknowledged once stored. One replica at a time consumes (a single
  * active consumer): the chain has one writer, and another replica takes over when it goes.
  */
 export function createIntake(options: IntakeOptions) {
@@ -26,7 +25,7 @@ export function createIntake(options: IntakeOptions) {
     amqp: options.amqp,
     exchange: options.exchange,
     queue: options.queue,
-    bindings: ['#'],
+    bindings: AUDIT_BINDINGS,
     queueArguments: { 'x-single-active-consumer': true },
     prefetch: PREFETCH,
     logger: log,

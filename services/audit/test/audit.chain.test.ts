@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@restgate/shared';
 import { createMongo, type MongoHandle } from '@restgate/shared/data';
-import type { AuditEvent, ChangeEvent } from '@restgate/shared/resource';
+import { adminWriteOf, type AuditEvent, type ChangeEvent } from '@restgate/shared/resource';
 import { TEST_PRINCIPAL_SECRET, testMongoUrl, uniqueDbName } from '@restgate/shared/testing';
 import { AuditRepository } from '../src/data/audit.repository';
 import { GENESIS_HASH, hashOf, type AuditInput } from '../src/domain/audit-record';
@@ -138,7 +138,7 @@ describe('records made of the events', () => {
     ...fields,
   });
 
-  test("an admin's role change is users.role_changed and admin.write; a user's own article write is neither", () => {
+  test("an admin's role change is users.role_changed, and the relay's admin.write beside it; a user's own article write is neither", () => {
     const event = change({});
     expect(recordsOf(event)).toEqual([
       expect.objectContaining({
@@ -148,7 +148,18 @@ describe('records made of the events', () => {
         details: { from: 'user', to: 'admin' },
         ip: '198.51.100.1',
       }),
-      expect.objectContaining({ id: `${event.id}:admin.write`, type: 'admin.write', subject: { kind: 'users', id: 'u9' } }),
+    ]);
+    const adminWrite = adminWriteOf(event)!;
+    expect(adminWrite).toMatchObject({ id: `${event.id}:admin.write`, type: 'admin.write', resource: 'audit' });
+    expect(recordsOf(adminWrite)).toEqual([
+      expect.objectContaining({
+        id: `${event.id}:admin.write`,
+        type: 'admin.write',
+        actor: { kind: 'admin', id: 'a1' },
+        subject: { kind: 'users', id: 'u9' },
+        details: { resource: 'users', change: 'updated', changed: ['role'] },
+        ip: '198.51.100.1',
+      }),
     ]);
     const own = change({
       type: 'articles.created',
@@ -158,16 +169,20 @@ describe('records made of the events', () => {
       previous: undefined,
     });
     expect(recordsOf(own)).toEqual([]);
+    expect(adminWriteOf(own)).toBeNull();
   });
 
-  test('a sign-up with the master key is users.created by the master key; an auth event is itself; no record keeps field values', () => {
+  test('a sign-up with the master key is users.created, and an admin.write by the master key; an auth event is itself; no record keeps field values', () => {
     const signUp = change({
       type: 'users.created',
       actor: { id: null, role: 'master' },
       record: { id: 'u9', role: 'user', email: 'x@example.com' },
     });
-    const made = recordsOf(signUp);
-    expect(made.map((r) => r.type)).toEqual(['users.created', 'admin.write']);
+    const made = [...recordsOf(signUp), ...recordsOf(adminWriteOf(signUp)!)];
+    expect(made.map((r) => [r.type, r.actor.kind])).toEqual([
+      ['users.created', 'master-key'],
+      ['admin.write', 'master-key'],
+    ]);
     expect(JSON.stringify(made)).not.toContain('x@example.com');
     const auth: AuditEvent = {
       id: randomUUID(),

@@ -2,7 +2,12 @@ import type { AuditActor, AuditEvent, ChangeEvent, EventActor } from '@restgate/
 import type { AuditInput } from './audit-record';
 
 /** Types the audit service derives from the change events (identity records the `auth.*` ones). */
-export const DERIVED_TYPES = ['users.created', 'users.deleted', 'users.role_changed', 'admin.write'] as const;
+export const DERIVED_TYPES = ['users.created', 'users.deleted', 'users.role_changed'] as const;
+/** The change events the log reads (the others' admin writes come as `admin.write`). */
+const USERS = 'users';
+/** What the log's queue is bound to: audit events and the users' changes. */
+export const AUDIT_BINDINGS = ['auth.#', 'admin.write', `${USERS}.*`];
+
 /** The housekeeping job's own record. */
 export const RETENTION_TYPE = 'audit.retention.applied';
 
@@ -16,11 +21,11 @@ export function actorOfChange(actor: EventActor, requestId: string): AuditActor 
 const isAuditEvent = (event: ChangeEvent | AuditEvent): event is AuditEvent => event.resource === 'audit';
 
 /**
- * The records an event makes: an audit event (`auth.*`, or `admin.write` of what has no change
- * events) is one as it is; a change of a user makes
- * `users.created`, `users.deleted` or (a changed role) `users.role_changed`; and any change an
- * admin or the master key made, of any resource, is an `admin.write` too. Each record's id comes
- * from the event's, so a redelivered event makes the same ids, which the log stores once.
+ * The records an event makes: an audit event (`auth.*`; `admin.write`, which the relays publish
+ * beside every change an admin or the master key made, and the webhooks service for its
+ * endpoints) is one as it is; a change of a user makes `users.created`, `users.deleted` or (a
+ * changed role) `users.role_changed`. Each record's id comes from the event's, so a redelivered
+ * event makes the same ids, which the log stores once.
  */
 export function recordsOf(event: ChangeEvent | AuditEvent): AuditInput[] {
   const origin = { ip: event.origin?.ip ?? null, userAgent: event.origin?.userAgent ?? null };
@@ -42,7 +47,7 @@ export function recordsOf(event: ChangeEvent | AuditEvent): AuditInput[] {
   const actor = actorOfChange(event.actor, event.requestId);
   const change = event.type.slice(event.resource.length + 1);
   const out: AuditInput[] = [];
-  if (event.resource === 'users') {
+  if (event.resource === USERS) {
     const subject = { kind: 'user', id: event.recordId };
     const common = { ...base, outcome: 'success' as const, actor, subject };
     if (change === 'created') out.push({ ...common, id: event.id, type: 'users.created', details: { role: event.record.role ?? null } });
@@ -51,18 +56,6 @@ export function recordsOf(event: ChangeEvent | AuditEvent): AuditInput[] {
       const from = event.previous?.role ?? null;
       out.push({ ...common, id: event.id, type: 'users.role_changed', details: { from, to: event.record.role ?? null } });
     }
-  }
-  if (actor.kind === 'admin' || actor.kind === 'master-key') {
-    out.push({
-      ...base,
-      id: `${event.id}:admin.write`,
-      type: 'admin.write',
-      outcome: 'success',
-      actor,
-      subject: { kind: event.resource, id: event.recordId },
-      // What was written, never its values: a record may hold what the log must not.
-      details: { resource: event.resource, change, changed: event.changed },
-    });
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../principal';
 import { currentRequest } from '../../request-context';
-import { currentOrigin, type EventOrigin } from './change-event';
+import { currentOrigin, type ChangeEvent, type EventOrigin } from './change-event';
 
 /** Who did what an audit record is about. */
 export type AuditActorKind = 'user' | 'admin' | 'master-key' | 'anonymous' | 'system';
@@ -79,5 +79,34 @@ export function auditEvent(type: string, init: AuditEventInit, now = new Date())
     outcome: init.outcome,
     details: init.details ?? {},
     ...(origin ? { origin } : {}),
+  };
+}
+
+/** The type of the audit event of a write by an admin or the master key. */
+export const ADMIN_WRITE = 'admin.write';
+
+/**
+ * The `admin.write` audit event of a change an admin or the master key made, or null for anyone
+ * else's. The relay publishes it beside the change event, from the same outbox entry, so the audit
+ * log needs no queue of every change: its id is the change event's with `:admin.write`, the same
+ * on every redelivery. It names the fields changed, never their values.
+ */
+export function adminWriteOf(event: ChangeEvent): AuditEvent | null {
+  const actor = event.actor;
+  if (!actor || (actor.role !== 'admin' && actor.role !== 'master')) return null;
+  const id = `${event.id}:${ADMIN_WRITE}`;
+  return {
+    id,
+    type: ADMIN_WRITE,
+    resource: AUDIT_RESOURCE,
+    recordId: id,
+    seq: 1,
+    at: event.at,
+    requestId: event.requestId,
+    actor: actor.role === 'master' ? { kind: 'master-key', id: null } : { kind: 'admin', id: actor.id },
+    subject: { kind: event.resource, id: event.recordId },
+    outcome: 'success',
+    details: { resource: event.resource, change: event.type.slice(event.resource.length + 1), changed: event.changed },
+    ...(event.origin ? { origin: event.origin } : {}),
   };
 }

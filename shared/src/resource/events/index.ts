@@ -12,6 +12,8 @@ export {
   type EventOrigin,
 } from './change-event';
 export {
+  ADMIN_WRITE,
+  adminWriteOf,
   auditActorOf,
   auditEvent,
   AUDIT_RESOURCE,

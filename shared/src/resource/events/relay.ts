@@ -6,7 +6,9 @@ import type { Logger } from 'pino';
 import type { AmqpClient } from '../../messaging/client';
 import { PublishError } from '../../messaging/client';
 import { publishBackoff as backoff } from '../../messaging/backoff';
-import type { ChangeOutbox, OutboxEntry } from './outbox';
+import { adminWriteOf } from './audit-event';
+import type { ChangeEvent } from './change-event';
+import type { ChangeOutbox, OutboxEntry, OutboxEvent } from './outbox';
 
 /** What the relay reads of a record: its version. Any collection of records is one (cast it). */
 export type VersionedCollection = Collection<{ _id: ObjectId; version?: number }>;
@@ -58,7 +60,8 @@ const MARK_EVERY_MS = 50;
 const PURGE_EVERY_MS = 5 * 60_000;
 
 /**
- * Publishes recorded changes to the `events` topic exchange, routing key = the event's type,
+ * Publishes recorded changes to the `events` topic exchange, routing key = the event's type (and,
+ * beside a change an admin or the master key made, its `admin.write` audit event),
  * persistent, on the confirm channel: claim (a lease) → check that the change happened → publish
  * → mark published once the broker confirms. Per record in order: an entry waits while an earlier
  * one of its record is pending. At least once: a relay that dies between the confirm and the mark
@@ -215,15 +218,21 @@ export function createChangeRelay(options: ChangeRelayOptions): ChangeRelay {
     return { leased: leased.length, connected };
   }
 
-  function publish(entry: OutboxEntry): Promise<void> {
-    return amqp.publishRaw(exchange, entry.event.type, Buffer.from(JSON.stringify(entry.event)), {
-      messageId: entry.event.id,
-      type: entry.event.type,
+  function publishOne(event: OutboxEvent): Promise<void> {
+    return amqp.publishRaw(exchange, event.type, Buffer.from(JSON.stringify(event)), {
+      messageId: event.id,
+      type: event.type,
       contentType: 'application/json',
-      headers: { 'x-request-id': entry.event.requestId },
+      headers: { 'x-request-id': event.requestId },
       // A topic nobody listens to drops the event: consumers bind durable queues of their own.
       mandatory: false,
     });
+  }
+
+  /** An entry's event, and for a change an admin or the master key made, its `admin.write` beside it. */
+  async function publish(entry: OutboxEntry): Promise<void> {
+    const adminWrite = standalone.has(entry.event.resource) ? null : adminWriteOf(entry.event as ChangeEvent);
+    await Promise.all([publishOne(entry.event), ...(adminWrite ? [publishOne(adminWrite)] : [])]);
   }
 
   async function pass(): Promise<void> {
