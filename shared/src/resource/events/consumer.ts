@@ -25,7 +25,7 @@ export interface ChangeConsumerOptions {
 
 /**
  * Every change event of every resource (`<resource>.<change>`), and nothing else published on the
- * exchange (identity's `auth.*` events, for the audit log).
+ * exchange (the audit events, `auth.*` and `admin.write`, are the audit log's).
  */
 export const CHANGE_BINDINGS: readonly string[] = ['*.created', '*.updated', '*.deleted'];
 

@@ -28,8 +28,9 @@ export interface ChangeRelayOptions {
   /** An entry whose change has not shown after this long never happened: it is voided. */
   staleMs?: number;
   /**
-   * Resources whose events are their own record (identity's `auth`): written by the outbox insert
-   * alone, so nothing is checked before they are published.
+   * Resources whose events are their own record (`audit`: identity's auth events, the webhooks
+   * service's admin writes): written by the outbox insert alone, so nothing is checked before they
+   * are published.
    */
   standalone?: readonly string[];
 }
