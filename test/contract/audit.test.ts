@@ -6,13 +6,12 @@
  * test used; a record edited in the database is named by `verify`; no route changes an event.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ObjectId } from 'mongodb';
 import { aGitHubAccount, type FakeProvider, type GitHubAccount } from '../../services/identity/test/support/fake-providers';
 import { anArticle, aUser, signIn, signUp, type UserInput } from '../support/actors';
 import { TestAuthenticator } from '../support/authenticator';
 import { startStackWithGitHub, type GitHubStack } from '../support/github-stack';
 import { client, type Client, type Reply } from '../support/http';
-import { aStoredResetToken } from '../support/records';
+import { aStoredResetToken, aStoredVerificationToken } from '../support/records';
 import type { TestStack } from '../support/stack';
 
 let withGitHub: GitHubStack;
@@ -190,7 +189,7 @@ describe('the audit log: one event per action, with its address, request and act
 
     // A second user, whose address is proven by a stored verification link.
     const other = await aUserSignedIn();
-    const verificationToken = await aStoredVerificationToken(other.id, other.user.email);
+    const verificationToken = await aStoredVerificationToken(stack.db('identity'), other.id, other.user.email);
     secrets.push(verificationToken);
     const verified = await from((headers) => api.request('PUT', `/email-verifications/${verificationToken}`, { headers }));
     expect(verified.reply.status).toBe(200);
@@ -422,28 +421,3 @@ describe('reading the log', () => {
     }
   });
 });
-
-/** A live e-mail verification token of `userId`, stored as identity stores one. */
-async function aStoredVerificationToken(userId: string, address: string): Promise<string> {
-  const { randomBytes, createHash } = await import('node:crypto');
-  const token = randomBytes(32).toString('base64url');
-  // One live link per user: the sign-up's goes.
-  await stack
-    .db('identity')
-    .collection('email_verifications')
-    .deleteMany({ userId: new ObjectId(userId) });
-  await stack
-    .db('identity')
-    .collection('email_verifications')
-    .insertOne({
-      _id: new ObjectId(),
-      userId: new ObjectId(userId),
-      liveFor: new ObjectId(userId),
-      address,
-      tokenHash: createHash('sha256').update(token).digest('hex'),
-      expiresAt: new Date(Date.now() + 600_000),
-      createdAt: new Date(),
-      mail: null,
-    });
-  return token;
-}

@@ -37,3 +37,24 @@ export async function aStoredResetToken(identityDb: Db, userId: string): Promise
   });
   return token;
 }
+
+/**
+ * A live e-mail verification token of `userId` for `address`, stored as identity stores one; the
+ * user's earlier link (the sign-up's) goes, as identity keeps one live link per user.
+ */
+export async function aStoredVerificationToken(identityDb: Db, userId: string, address: string): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  const links = identityDb.collection('email_verifications');
+  await links.deleteMany({ userId: new ObjectId(userId) });
+  await links.insertOne({
+    _id: new ObjectId(),
+    userId: new ObjectId(userId),
+    liveFor: new ObjectId(userId),
+    address,
+    tokenHash: createHash('sha256').update(token).digest('hex'),
+    expiresAt: new Date(Date.now() + 600_000),
+    createdAt: new Date(),
+    mail: null,
+  });
+  return token;
+}

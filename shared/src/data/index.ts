@@ -4,7 +4,15 @@
  * and signed cursors, and the answer with its `Link` header.
  */
 export { createMongo, isDuplicateKeyError, parseObjectId, retryUntil, writeUnique, type MongoHandle } from './mongo';
-export { listingQuerySchema, listingResult, LISTING_LIMITS, type ListingPage, type ListingQuery, type ListingSpec } from './listing';
+export {
+  listingQuerySchema,
+  listingResult,
+  withFields,
+  LISTING_LIMITS,
+  type ListingPage,
+  type ListingQuery,
+  type ListingSpec,
+} from './listing';
 export { type FilterSpec, type ParsedFilter } from './listing-filters';
 export { createListingCursors, type ListingCursors } from './listing-cursor';
 export { findPage } from './listing-page';

@@ -184,3 +184,9 @@ export function listingResult<T>(rows: T[], page: ListingPage, query: ListingQue
   if (count !== undefined) headers['X-Total-Count'] = String(count);
   return { status: 200, body: count === undefined ? { rows } : { count, rows }, headers };
 }
+
+/** A listing's view with only the `fields` asked for (and `id`); all of it when none are. */
+export function withFields<T extends object>(view: T, fields: string[] | undefined): Partial<T> {
+  if (!fields) return view;
+  return Object.fromEntries(Object.entries(view).filter(([key]) => key === 'id' || fields.includes(key))) as Partial<T>;
+}

@@ -8,46 +8,17 @@ import {
   type ListingPage,
   type ListingQuery,
 } from '@restgate/shared/data';
-import type { AuditActor, AuditOutcome, AuditSubject } from '@restgate/shared/resource';
 import { GENESIS_HASH, hashOf, recordJson, type AuditInput, type AuditRecord } from '../domain/audit-record';
 import { AUDIT_FILTERS } from '../domain/audit-filters';
 
 /** A stored record: `_id` is its place in the log (`seq`), `eventId` its id. */
-interface AuditDocument {
-  _id: number;
-  eventId: string;
-  at: Date;
-  type: string;
-  outcome: AuditOutcome;
-  actor: AuditActor;
-  subject: AuditSubject | null;
-  ip: string | null;
-  userAgent: string | null;
-  requestId: string;
-  details: Record<string, unknown>;
-  prevHash: string;
-  hash: string;
-}
+type AuditDocument = Omit<AuditRecord, 'id' | 'seq'> & { _id: number; eventId: string };
 
 export const AUDIT_COLLECTION = 'audit_events';
 /** How often an append tries again when another writer took the next place first. */
 const APPEND_TRIES = 20;
 
-const toRecord = (doc: AuditDocument): AuditRecord => ({
-  id: doc.eventId,
-  at: doc.at,
-  type: doc.type,
-  outcome: doc.outcome,
-  actor: doc.actor,
-  subject: doc.subject,
-  ip: doc.ip,
-  userAgent: doc.userAgent,
-  requestId: doc.requestId,
-  details: doc.details,
-  seq: doc._id,
-  prevHash: doc.prevHash,
-  hash: doc.hash,
-});
+const toRecord = ({ _id, eventId, ...rest }: AuditDocument): AuditRecord => ({ ...rest, id: eventId, seq: _id });
 
 /** The first record whose hash or link does not hold, and why. */
 export interface BrokenLink {

@@ -1,8 +1,6 @@
-import type { AuditActor, AuditEvent, ChangeEvent, EventActor } from '@restgate/shared/resource';
+import { auditActorOfChange, type AuditEvent, type ChangeEvent } from '@restgate/shared/resource';
 import type { AuditInput } from './audit-record';
 
-/** Types the audit service derives from the change events (identity records the `auth.*` ones). */
-export const DERIVED_TYPES = ['users.created', 'users.deleted', 'users.role_changed'] as const;
 /** The change events the log reads (the others' admin writes come as `admin.write`). */
 const USERS = 'users';
 /** What the log's queue is bound to: audit events and the users' changes. */
@@ -10,13 +8,6 @@ export const AUDIT_BINDINGS = ['auth.#', 'admin.write', `${USERS}.*`];
 
 /** The housekeeping job's own record. */
 export const RETENTION_TYPE = 'audit.retention.applied';
-
-/** A change event's actor as the log names actors. */
-export function actorOfChange(actor: EventActor, requestId: string): AuditActor {
-  if (actor === null) return { kind: requestId === 'system' ? 'system' : 'anonymous', id: null };
-  if (actor.role === 'master') return { kind: 'master-key', id: null };
-  return { kind: actor.role === 'admin' ? 'admin' : 'user', id: actor.id };
-}
 
 const isAuditEvent = (event: ChangeEvent | AuditEvent): event is AuditEvent => event.resource === 'audit';
 
@@ -44,7 +35,7 @@ export function recordsOf(event: ChangeEvent | AuditEvent): AuditInput[] {
       },
     ];
   }
-  const actor = actorOfChange(event.actor, event.requestId);
+  const actor = auditActorOfChange(event.actor, event.requestId);
   const change = event.type.slice(event.resource.length + 1);
   const out: AuditInput[] = [];
   if (event.resource === USERS) {

@@ -1,12 +1,9 @@
 import { bindRoutes, type RouteDef } from '@restgate/shared/http';
-import { listingResult } from '@restgate/shared/data';
+import { listingResult, withFields } from '@restgate/shared/data';
 import { auditApi } from '../api';
 import type { AuditRepository } from '../data/audit.repository';
 import { recordJson, type AuditRecord } from '../domain/audit-record';
 import { auditErrors } from '../errors';
-
-const withFields = (view: Record<string, unknown>, fields: string[] | undefined) =>
-  fields ? Object.fromEntries(Object.entries(view).filter(([key]) => key === 'id' || fields.includes(key))) : view;
 
 /** What a user sees of an event about them: not the chain's bookkeeping, nor whom else it names. */
 function securityView(record: AuditRecord) {

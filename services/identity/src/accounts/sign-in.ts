@@ -1,7 +1,8 @@
 import { authenticate, type CheckContext, type Credentials } from './authenticate';
+import { userSubject, verdictOf } from '../audit/audit-trail';
 import type { AccountsDeps } from './accounts-deps';
 import { openSession, type SignedIn } from './sessions';
-import { isAddressProven, type UserRecord } from './user';
+import { isAddressProven, normalizeEmail, type UserRecord } from './user';
 import { isAppError } from '@restgate/shared';
 import { identityErrorCatalogue, identityErrors } from '../errors';
 
@@ -69,4 +70,27 @@ async function upgradePasswordHash(
     throw err;
   }
   await deps.users.rehashPassword(user.id, current, next);
+}
+
+/**
+ * A sign-in that did not open a session (nor its second step): recorded as refused or failed,
+ * naming the account when the e-mail is one's (the attempted e-mail itself is not kept: a
+ * password typed into the wrong field would be).
+ */
+export async function recordSignInFailure(
+  deps: Pick<AccountsDeps, 'users' | 'audit'>,
+  err: unknown,
+  credentials: Credentials | null,
+  /** `password`, or the provider's name. */
+  method: string,
+): Promise<void> {
+  const verdict = verdictOf(err);
+  if (!verdict) return;
+  const user = credentials ? await deps.users.findByEmail(normalizeEmail(credentials.email)).catch(() => null) : null;
+  await deps.audit.recordFailure(verdict.refused ? 'auth.sign_in.refused' : 'auth.sign_in.failed', {
+    outcome: 'failure',
+    actor: { kind: 'anonymous', id: null },
+    subject: userSubject(user?.id ?? null),
+    details: { method, reason: verdict.reason, ...(user || !credentials ? {} : { account: 'unknown' }) },
+  });
 }

@@ -1,5 +1,5 @@
 import { bindRoutes, ifMatchOf, type RouteDef, type RouteInput } from '@restgate/shared/http';
-import { listingResult } from '@restgate/shared/data';
+import { listingResult, withFields } from '@restgate/shared/data';
 import type { userApi } from './accounts.api';
 import { changePassword } from './change-password';
 import { createUser } from './create-user';
@@ -11,7 +11,7 @@ import { updateProfile, type ProfileChanges } from './update-profile';
 import { getUser, type UserRecord } from './user';
 import { parseBasicCredentials } from './basic-credentials';
 import { pathUserId, resolveUserId } from './user-id';
-import { fullView, publicView, sessionView, withFields } from './user.views';
+import { fullView, publicView, sessionView } from './user.views';
 import { userSubject } from '../audit/audit-trail';
 
 /** One user's view with its ETag (a GET whose If-None-Match names it is answered 304 by the HTTP layer). */

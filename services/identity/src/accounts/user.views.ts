@@ -35,12 +35,6 @@ export function linkUserView(user: Pick<UserRecord, 'id' | 'name' | 'picture' | 
   return { ...publicView(user), email: user.email };
 }
 
-/** A listing's view with only the `fields` asked for (and `id`); all of it when none are. */
-export function withFields<T extends object>(view: T, fields: string[] | undefined): Partial<T> {
-  if (!fields) return view;
-  return Object.fromEntries(Object.entries(view).filter(([key]) => key === 'id' || fields.includes(key))) as Partial<T>;
-}
-
 /** A new session's tokens and its user. */
 export function signedInView({ user, ...tokens }: SignedIn): Omit<SignedIn, 'user'> & { user: FullUserView } {
   return { ...tokens, user: fullView(user) };

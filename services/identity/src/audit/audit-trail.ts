@@ -1,11 +1,5 @@
 import { isAppError } from '@restgate/shared';
-import {
-  createAuditTrail,
-  noAuditTrail,
-  type AuditActor,
-  type AuditSubject,
-  type AuditTrail as SharedAuditTrail,
-} from '@restgate/shared/resource';
+import { createAuditTrail, type AuditActor, type AuditSubject, type AuditTrail as SharedAuditTrail } from '@restgate/shared/resource';
 
 /**
  * The auth event types identity records (docs/api.md, "Audit log"). The audit service adds
@@ -43,7 +37,7 @@ export const actorOfUser = (user: { id: string; role: string }): AuditActor => (
 
 /** Identity's trail: the auth event types only. */
 export type AuditTrail = SharedAuditTrail<AuthEventType>;
-export { createAuditTrail, noAuditTrail };
+export { createAuditTrail };
 
 /**
  * How a failed sign-in step is recorded: refused (a limit, the back-off, the hashing queue full:
@@ -54,6 +48,7 @@ export function verdictOf(err: unknown): { refused: boolean; reason: string } | 
   // The second step opened: the password was right, and the step is recorded on its own.
   if (!isAppError(err) || err.code === 'mfa_required') return undefined;
   if (err.status === 429 || err.status === 503) return { refused: true, reason: err.code };
-  if (err.status === 401 || err.status === 403) return { refused: false, reason: err.code };
+  // 409: a social account that may not be linked (its address or password not proven).
+  if (err.status === 401 || err.status === 403 || err.status === 409) return { refused: false, reason: err.code };
   return undefined;
 }

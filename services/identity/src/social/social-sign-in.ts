@@ -1,10 +1,9 @@
-import { isAppError } from '@restgate/shared';
 import { isDuplicateKeyError } from '@restgate/shared/data';
 import Joi from 'joi';
 import { identityErrors } from '../errors';
 import type { AccountsDeps } from '../accounts/accounts-deps';
-import { actorOfUser, userSubject, verdictOf } from '../audit/audit-trail';
-import { openSessionOrSecondStep } from '../accounts/sign-in';
+import { actorOfUser, userSubject } from '../audit/audit-trail';
+import { openSessionOrSecondStep, recordSignInFailure } from '../accounts/sign-in';
 import type { SignedIn } from '../accounts/sessions';
 import { socialErrors } from './social-errors';
 import type { ProviderProfile, SocialProvider } from './social-provider';
@@ -36,14 +35,7 @@ export async function socialSignIn(
     const profile = await provider.fetchProfile(accessToken, AbortSignal.timeout(timeoutMs));
     user = await userForProfile(deps, provider, profile);
   } catch (err) {
-    const verdict = verdictOf(err) ?? (isAppError(err) && err.status === 409 ? { refused: false, reason: err.code } : undefined);
-    if (verdict)
-      await deps.audit.recordFailure(verdict.refused ? 'auth.sign_in.refused' : 'auth.sign_in.failed', {
-        outcome: 'failure',
-        actor: { kind: 'anonymous', id: null },
-        subject: userSubject(null),
-        details: { method: provider.name, reason: verdict.reason },
-      });
+    await recordSignInFailure(deps, err, null, provider.name);
     throw err;
   }
   // `amr`: the provider's name (RFC 8176 has no value for a federated sign-in).

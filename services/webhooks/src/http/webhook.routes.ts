@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { bindRoutes, type RouteDef } from '@restgate/shared/http';
-import { listingResult } from '@restgate/shared/data';
+import { listingResult, withFields } from '@restgate/shared/data';
 import { webhooksApi } from '../api';
 import type { DeliveryRepository } from '../data/delivery.repository';
 import { createEndpoint, getEndpoint, rotateSecret, updateEndpoint, type EndpointDeps } from '../domain/endpoints';
@@ -24,9 +24,6 @@ const recorded = (deps: RouteDeps, endpointId: string, change: string) =>
     subject: { kind: 'webhooks', id: endpointId },
     details: { resource: 'webhooks', change },
   });
-
-const withFields = (view: Record<string, unknown>, fields: string[] | undefined) =>
-  fields ? Object.fromEntries(Object.entries(view).filter(([key]) => key === 'id' || fields.includes(key))) : view;
 
 export function webhookRoutes(deps: RouteDeps): RouteDef[] {
   return bindRoutes(webhooksApi, {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../principal';
 import { currentRequest } from '../../request-context';
-import { currentOrigin, type ChangeEvent, type EventOrigin } from './change-event';
+import { currentOrigin, type ChangeEvent, type EventActor, type EventOrigin } from './change-event';
 
 /** Who did what an audit record is about. */
 export type AuditActorKind = 'user' | 'admin' | 'master-key' | 'anonymous' | 'system';
@@ -51,6 +51,13 @@ export function auditActorOf(principal: Principal | undefined): AuditActor {
   if (principal.kind === 'master') return { kind: 'master-key', id: null };
   if (principal.kind === 'user') return { kind: principal.role === 'admin' ? 'admin' : 'user', id: principal.id };
   return { kind: 'anonymous', id: null };
+}
+
+/** A change event's actor as the audit log names actors (`system` for work outside a request). */
+export function auditActorOfChange(actor: EventActor, requestId: string): AuditActor {
+  if (actor === null) return { kind: requestId === 'system' ? 'system' : 'anonymous', id: null };
+  if (actor.role === 'master') return { kind: 'master-key', id: null };
+  return { kind: actor.role === 'admin' ? 'admin' : 'user', id: actor.id };
 }
 
 export interface AuditEventInit {
@@ -103,7 +110,7 @@ export function adminWriteOf(event: ChangeEvent): AuditEvent | null {
     seq: 1,
     at: event.at,
     requestId: event.requestId,
-    actor: actor.role === 'master' ? { kind: 'master-key', id: null } : { kind: 'admin', id: actor.id },
+    actor: auditActorOfChange(actor, event.requestId),
     subject: { kind: event.resource, id: event.recordId },
     outcome: 'success',
     details: { resource: event.resource, change: event.type.slice(event.resource.length + 1), changed: event.changed },

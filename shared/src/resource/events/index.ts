@@ -15,6 +15,7 @@ export {
   ADMIN_WRITE,
   adminWriteOf,
   auditActorOf,
+  auditActorOfChange,
   auditEvent,
   AUDIT_RESOURCE,
   type AuditActor,
